@@ -1,0 +1,409 @@
+//! The project configuration `.opencode/nso.json`: parsing, validation and defaults.
+//!
+//! The file is optional; every key is optional and has a documented default. Unknown keys and
+//! wrong types are errors (a typo must not silently disable a rule), reported with the file,
+//! the JSON path and the fix. The JSON Schema in `schema/nso.schema.json` describes the same
+//! shape; a test keeps the two in step.
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Default memory files loaded into the session summary, relative to the project root.
+pub const DEFAULT_MEMORY_FILES: [&str; 3] = [
+    ".opencode/context/01_memory/active_context.md",
+    ".opencode/context/01_memory/progress.md",
+    ".opencode/context/01_memory/patterns.md",
+];
+
+/// Settings for the session summary built from memory files.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryConfig {
+    /// Whether memory files are loaded at all.
+    pub enabled: bool,
+    /// Files to load, relative to the project root, in order.
+    pub files: Vec<String>,
+    /// Upper bound of the whole summary in bytes (UTF-8).
+    pub max_bytes: usize,
+    /// Upper bound of one file's excerpt in bytes.
+    pub max_bytes_per_file: usize,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig {
+            enabled: true,
+            files: DEFAULT_MEMORY_FILES.iter().map(|s| s.to_string()).collect(),
+            max_bytes: 12_000,
+            max_bytes_per_file: 6_000,
+        }
+    }
+}
+
+/// Settings for the project's own hook scripts (`.opencode/hooks/pre_tool_use/` etc.).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HooksConfig {
+    /// Whether executable scripts in the hook folders run.
+    pub enabled: bool,
+    /// Time limit per script; a pre hook that times out blocks the call.
+    pub timeout_ms: u64,
+}
+
+impl Default for HooksConfig {
+    fn default() -> Self {
+        HooksConfig {
+            enabled: true,
+            timeout_ms: 5_000,
+        }
+    }
+}
+
+/// The whole configuration, with defaults filled in.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Config {
+    /// Memory files and the summary's bounds.
+    pub memory: MemoryConfig,
+    /// Project hook scripts.
+    pub hooks: HooksConfig,
+    /// Folder for NSO's logs, relative to the project root.
+    pub log_dir: String,
+    /// The authority policy section, passed to the authority engine as it is.
+    #[serde(skip)]
+    pub authority: Value,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            memory: MemoryConfig::default(),
+            hooks: HooksConfig::default(),
+            log_dir: ".opencode/logs".to_string(),
+            authority: Value::Object(Map::new()),
+        }
+    }
+}
+
+/// A configuration problem, precise enough to fix without reading NSO's source.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ConfigError {
+    /// Stable machine-readable code: `config_json`, `config_unknown_key`, `config_type`,
+    /// `config_value`.
+    pub code: &'static str,
+    /// The file the problem is in.
+    pub file: String,
+    /// JSON path of the offending value (`memory.files[2]`), or `line L column C` for syntax.
+    pub path: String,
+    /// What is wrong.
+    pub problem: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {} Fix: {}",
+            self.file, self.path, self.problem, self.fix
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+const TOP_KEYS: [&str; 5] = ["$schema", "memory", "hooks", "logDir", "authority"];
+const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
+const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
+
+/// Parses the text of `file` (absent file: pass `None`) into a [`Config`].
+pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
+    let mut config = Config::default();
+    let Some(text) = text else { return Ok(config) };
+    if text.trim().is_empty() {
+        return Ok(config);
+    }
+    let ctx = Ctx { file };
+    let root: Value = serde_json::from_str(text).map_err(|e| ConfigError {
+        code: "config_json",
+        file: file.to_string(),
+        path: format!("line {} column {}", e.line(), e.column()),
+        problem: format!("not valid JSON ({}).", strip_position(&e.to_string())),
+        fix: "correct the JSON syntax (no comments or trailing commas are allowed).".to_string(),
+    })?;
+    let top = ctx.object(&root, "(document)")?;
+    ctx.known_keys(top, "", &TOP_KEYS)?;
+    if let Some(v) = top.get("memory") {
+        let m = ctx.object(v, "memory")?;
+        ctx.known_keys(m, "memory", &MEMORY_KEYS)?;
+        if let Some(v) = m.get("enabled") {
+            config.memory.enabled = ctx.boolean(v, "memory.enabled")?;
+        }
+        if let Some(v) = m.get("files") {
+            config.memory.files = ctx.relative_paths(v, "memory.files")?;
+        }
+        if let Some(v) = m.get("maxBytes") {
+            config.memory.max_bytes = ctx.positive(v, "memory.maxBytes", 1_000_000)? as usize;
+        }
+        if let Some(v) = m.get("maxBytesPerFile") {
+            config.memory.max_bytes_per_file =
+                ctx.positive(v, "memory.maxBytesPerFile", 1_000_000)? as usize;
+        }
+    }
+    if let Some(v) = top.get("hooks") {
+        let h = ctx.object(v, "hooks")?;
+        ctx.known_keys(h, "hooks", &HOOKS_KEYS)?;
+        if let Some(v) = h.get("enabled") {
+            config.hooks.enabled = ctx.boolean(v, "hooks.enabled")?;
+        }
+        if let Some(v) = h.get("timeoutMs") {
+            config.hooks.timeout_ms = ctx.positive(v, "hooks.timeoutMs", 600_000)?;
+        }
+    }
+    if let Some(v) = top.get("logDir") {
+        let s = ctx.string(v, "logDir")?;
+        config.log_dir = ctx.relative_path(s, "logDir")?;
+    }
+    if let Some(v) = top.get("authority") {
+        ctx.object(v, "authority")?;
+        config.authority = v.clone();
+    }
+    Ok(config)
+}
+
+/// serde_json appends " at line L column C", which the path already says.
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+struct Ctx<'a> {
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn error(&self, code: &'static str, path: &str, problem: String, fix: String) -> ConfigError {
+        ConfigError {
+            code,
+            file: self.file.to_string(),
+            path: path.to_string(),
+            problem,
+            fix,
+        }
+    }
+
+    fn type_error(&self, path: &str, expected: &str, got: &Value) -> ConfigError {
+        self.error(
+            "config_type",
+            path,
+            format!("expected {expected}, found {}.", describe(got)),
+            format!("make `{path}` {expected}, or remove it to use the default."),
+        )
+    }
+
+    fn object<'v>(&self, v: &'v Value, path: &str) -> Result<&'v Map<String, Value>, ConfigError> {
+        v.as_object()
+            .ok_or_else(|| self.type_error(path, "an object", v))
+    }
+
+    fn boolean(&self, v: &Value, path: &str) -> Result<bool, ConfigError> {
+        v.as_bool()
+            .ok_or_else(|| self.type_error(path, "true or false", v))
+    }
+
+    fn string<'v>(&self, v: &'v Value, path: &str) -> Result<&'v str, ConfigError> {
+        v.as_str()
+            .ok_or_else(|| self.type_error(path, "a string", v))
+    }
+
+    fn positive(&self, v: &Value, path: &str, max: u64) -> Result<u64, ConfigError> {
+        match v.as_u64() {
+            Some(n) if n > 0 && n <= max => Ok(n),
+            _ => Err(self.type_error(path, &format!("a whole number from 1 to {max}"), v)),
+        }
+    }
+
+    fn relative_path(&self, s: &str, path: &str) -> Result<String, ConfigError> {
+        let escapes = s.starts_with('/') || s.split(['/', '\\']).any(|part| part == "..");
+        if s.is_empty() || escapes {
+            return Err(self.error(
+                "config_value",
+                path,
+                format!("\"{s}\" is not a path inside the project."),
+                "give a path relative to the project root, without `..`.".to_string(),
+            ));
+        }
+        Ok(s.to_string())
+    }
+
+    fn relative_paths(&self, v: &Value, path: &str) -> Result<Vec<String>, ConfigError> {
+        let items = v
+            .as_array()
+            .ok_or_else(|| self.type_error(path, "a list of paths", v))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let p = format!("{path}[{i}]");
+                self.relative_path(self.string(item, &p)?, &p)
+            })
+            .collect()
+    }
+
+    fn known_keys(
+        &self,
+        obj: &Map<String, Value>,
+        prefix: &str,
+        known: &[&str],
+    ) -> Result<(), ConfigError> {
+        for key in obj.keys() {
+            if !known.contains(&key.as_str()) {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                let hint = match closest(key, known) {
+                    Some(k) => format!("did you mean `{k}`? Allowed here: {}.", known.join(", ")),
+                    None => format!("remove it; allowed here: {}.", known.join(", ")),
+                };
+                return Err(self.error(
+                    "config_unknown_key",
+                    &path,
+                    format!("unknown key `{key}`."),
+                    hint,
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The known key nearest to a typo, if it is close enough to be a likely meaning.
+pub(crate) fn closest<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (edit_distance(&key.to_lowercase(), &k.to_lowercase()), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) if s.len() > 40 => "a string".to_string(),
+        Value::String(s) => format!("the string \"{s}\""),
+        Value::Array(_) => "a list".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = ".opencode/nso.json";
+
+    #[test]
+    fn missing_or_empty_file_gives_defaults() {
+        assert_eq!(parse(FILE, None).unwrap(), Config::default());
+        assert_eq!(parse(FILE, Some("  \n")).unwrap(), Config::default());
+        assert_eq!(parse(FILE, Some("{}")).unwrap().memory.files.len(), 3);
+    }
+
+    #[test]
+    fn values_override_defaults() {
+        let c = parse(
+            FILE,
+            Some(
+                r#"{"$schema":"x","memory":{"files":["a.md","docs/b.md"],"maxBytes":100},
+                 "hooks":{"timeoutMs":250,"enabled":false},"logDir":"logs/nso"}"#,
+            ),
+        )
+        .unwrap();
+        assert_eq!(c.memory.files, vec!["a.md", "docs/b.md"]);
+        assert_eq!(c.memory.max_bytes, 100);
+        assert_eq!(c.memory.max_bytes_per_file, 6_000);
+        assert_eq!(
+            c.hooks,
+            HooksConfig {
+                enabled: false,
+                timeout_ms: 250
+            }
+        );
+        assert_eq!(c.log_dir, "logs/nso");
+    }
+
+    #[test]
+    fn syntax_error_names_file_line_and_column() {
+        let e = parse(FILE, Some("{\n  \"memory\": {,}\n}")).unwrap_err();
+        assert_eq!(e.code, "config_json");
+        assert_eq!(e.path, "line 2 column 14");
+        assert!(e
+            .to_string()
+            .starts_with(".opencode/nso.json: line 2 column 14: not valid JSON"));
+    }
+
+    #[test]
+    fn unknown_key_suggests_the_nearest() {
+        let e = parse(FILE, Some(r#"{"memory":{"maxbytes":5}}"#)).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("config_unknown_key", "memory.maxbytes")
+        );
+        assert!(e.fix.contains("did you mean `maxBytes`"), "{}", e.fix);
+        let e = parse(FILE, Some(r#"{"zzzzzz":1}"#)).unwrap_err();
+        assert_eq!(e.path, "zzzzzz");
+        assert!(e.fix.starts_with("remove it"));
+    }
+
+    #[test]
+    fn wrong_types_name_the_path_and_expected_type() {
+        let e = parse(FILE, Some(r#"{"memory":{"files":["a.md",3]}}"#)).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("config_type", "memory.files[1]")
+        );
+        assert!(e.problem.contains("expected a string, found the number 3"));
+        let e = parse(FILE, Some(r#"{"hooks":{"timeoutMs":"5s"}}"#)).unwrap_err();
+        assert_eq!(e.path, "hooks.timeoutMs");
+        let e = parse(FILE, Some(r#"{"hooks":{"timeoutMs":0}}"#)).unwrap_err();
+        assert_eq!(e.code, "config_type");
+        let e = parse(FILE, Some("[1]")).unwrap_err();
+        assert_eq!(e.path, "(document)");
+        let e = parse(FILE, Some(r#"{"authority":true}"#)).unwrap_err();
+        assert_eq!(e.path, "authority");
+    }
+
+    #[test]
+    fn paths_must_stay_inside_the_project() {
+        for bad in [
+            r#"{"logDir":"/var/log"}"#,
+            r#"{"memory":{"files":["../x.md"]}}"#,
+        ] {
+            assert_eq!(
+                parse(FILE, Some(bad)).unwrap_err().code,
+                "config_value",
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! NSO core: the decisions behind the NSO governance plugin for OpenCode.
+//!
+//! Pure logic: text and structures in, decisions out. No file, clock or process I/O happens
+//! here; the JS shim (`plugin/nso-plugin.js`) does that and calls in through the one wasm
+//! boundary module ([`wasm`], compiled only for wasm targets).
+
+pub mod authority;
+pub mod config;
+pub mod session;
+
+#[cfg(target_family = "wasm")]
+mod wasm;
+
+/// The version of this core, as shown in logs and the init marker.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

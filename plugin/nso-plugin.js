@@ -1,0 +1,357 @@
+// NSO for OpenCode: the shim. It does I/O and wiring only; every decision comes from the
+// Rust core in ../pkg (WebAssembly). Facts about the host it relies on: README "How NSO
+// hooks into OpenCode".
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+const CORE_PATH = fileURLToPath(new URL("../pkg/nso.js", import.meta.url));
+
+/** Tools that only read; everything else is write-class and fails closed when NSO is down. */
+const READ_TOOLS = new Set([
+  "read", "glob", "grep", "list", "webfetch", "websearch", "codesearch",
+  "todoread", "todowrite", "skill", "question", "lsp", "invalid",
+]);
+/** Agents OpenCode uses for its own requests on a user's session: never the caller. */
+const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
+const CONFIG_FILE = ".opencode/nso.json";
+const HOOK_DIRS = { pre: ".opencode/hooks/pre_tool_use", post: ".opencode/hooks/post_tool_use" };
+const HOOK_LISTING_TTL_MS = 2000;
+
+let core = null;
+
+/**
+ * The wasm core, loaded once per process. The nodejs-target package instantiates
+ * synchronously on require, so a cached module means one instance.
+ */
+export function loadCore() {
+  if (!core) core = require(CORE_PATH);
+  return core;
+}
+
+/** Drops a trapped (poisoned) instance and instantiates a fresh one. */
+export function reloadCore() {
+  delete require.cache[require.resolve(CORE_PATH)];
+  core = null;
+  return loadCore();
+}
+
+/** True for a WebAssembly trap: after one, the instance must not be used again. */
+function isTrap(error) {
+  return error instanceof WebAssembly.RuntimeError ||
+    (error && error.name === "RuntimeError" && /unreachable|out of bounds/.test(error.message));
+}
+
+/**
+ * The project root for `.opencode/`: OpenCode's worktree (git root), else its directory,
+ * else the process's working directory. OpenCode reports worktree "/" outside git.
+ */
+export function projectRoot({ directory, worktree } = {}) {
+  if (worktree && worktree !== "/" && fs.existsSync(worktree)) return path.resolve(worktree);
+  if (directory) return path.resolve(directory);
+  return process.cwd();
+}
+
+function readText(file) {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * One NSO instance per OpenCode project: the loaded config and policy, the session table
+ * (agent per session) and the session summaries.
+ */
+export function createNso({ directory, worktree } = {}) {
+  const root = projectRoot({ directory, worktree });
+  const baseDir = directory ? path.resolve(directory) : root;
+  const sessions = new Map(); // sessionID -> { agent, parentID, summary }
+  const state = { engine: null, failure: null, config: null, hookCache: new Map(), failureShown: new Set() };
+  const logDir = () => path.join(root, state.config?.logDir ?? ".opencode/logs");
+
+  function appendLog(name, line) {
+    try {
+      fs.mkdirSync(logDir(), { recursive: true });
+      fs.appendFileSync(path.join(logDir(), name), line.endsWith("\n") ? line : line + "\n");
+    } catch (error) {
+      console.error(`[nso] cannot write ${name}: ${error.message}`);
+    }
+  }
+
+  function fail(code, message, fix) {
+    state.engine = null;
+    state.failure = { code, message, fix };
+    const line = `${new Date().toISOString()} NSO NOT ENFORCING (${code}): ${message} Fix: ${fix}`;
+    console.error(`[nso] ${line}`);
+    appendLog("nso-errors.log", line);
+  }
+
+  /** (Re)loads the config and compiles the policy; on failure, records why (fail closed). */
+  function load() {
+    const file = path.join(root, CONFIG_FILE);
+    let text;
+    try {
+      text = readText(file);
+    } catch (error) {
+      return fail("config_read", `cannot read ${CONFIG_FILE}: ${error.message}.`, "make the file readable or remove it.");
+    }
+    let mod;
+    try {
+      mod = loadCore();
+    } catch (error) {
+      return fail("wasm_load", `the NSO core (pkg/nso_bg.wasm) did not load: ${error.message}.`,
+        "reinstall the nso-opencode package (pkg/ must be complete), or run `npm run build` in the NSO checkout.");
+    }
+    try {
+      state.engine?.free?.();
+      state.engine = new mod.Nso(CONFIG_FILE, text);
+      state.config = state.engine.config();
+      state.failure = null;
+    } catch (error) {
+      if (isTrap(error)) reloadCore();
+      fail(error.code ?? "config", error.message, error.fix ?? `correct ${CONFIG_FILE}.`);
+    }
+  }
+
+  /** Runs `fn(engine)`; after a trap, re-creates the instance so the next call works. */
+  function withEngine(fn) {
+    try {
+      return fn(state.engine);
+    } catch (error) {
+      if (!isTrap(error)) throw error;
+      appendLog("nso-errors.log", `${new Date().toISOString()} wasm trap, instance re-created: ${error.message}`);
+      reloadCore();
+      load();
+      throw Object.assign(new Error(`NSO core trapped (${error.message}); it was restarted.`), { code: "trap" });
+    }
+  }
+
+  function failureText() {
+    const f = state.failure;
+    return `NSO is not enforcing its rules: ${f.message} Until this is fixed, NSO refuses ` +
+      `write-class tools (fail closed). Fix: ${f.fix}`;
+  }
+
+  // --- session start -----------------------------------------------------------------
+
+  function memoryFiles() {
+    return (state.config?.memory?.files ?? []).map((rel) => {
+      let content = null;
+      try {
+        content = readText(path.join(root, rel)) ?? null;
+      } catch (error) {
+        appendLog("nso-errors.log", `${new Date().toISOString()} cannot read memory file ${rel}: ${error.message}`);
+      }
+      return { path: rel, content };
+    });
+  }
+
+  /** `session.created`: marker, alive log, summary (main sessions); parent link (subagents). */
+  function sessionCreated(info) {
+    if (!info?.id) return;
+    const entry = sessions.get(info.id) ?? {};
+    entry.parentID = info.parentID;
+    if (info.agent) entry.agent = info.agent;
+    sessions.set(info.id, entry);
+    if (info.parentID) return;
+    load(); // a new session picks up config edits
+    const now = new Date().toISOString();
+    if (!state.engine) {
+      appendLog("plugin_alive.log", `${now} nso session.created ${info.id} NOT ENFORCING`);
+      return;
+    }
+    const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
+    entry.summary = summary.text;
+    try {
+      fs.mkdirSync(path.join(root, ".opencode/logs"), { recursive: true });
+      fs.writeFileSync(path.join(root, ".opencode/logs/session_init_marker.txt"),
+        withEngine((e) => e.markerText(info.id, now, summary)));
+    } catch (error) {
+      console.error(`[nso] cannot write the init marker: ${error.message}`);
+    }
+    appendLog("plugin_alive.log", withEngine((e) => e.aliveLine(info.id, now)));
+  }
+
+  function noteAgent(sessionID, agent) {
+    if (!sessionID || !agent || PSEUDO_AGENTS.has(agent)) return;
+    const entry = sessions.get(sessionID) ?? {};
+    entry.agent = agent;
+    sessions.set(sessionID, entry);
+  }
+
+  // --- project hook scripts ------------------------------------------------------------
+
+  function hookScripts(kind) {
+    if (state.config && state.config.hooks?.enabled === false) return [];
+    const cached = state.hookCache.get(kind);
+    const now = Date.now();
+    if (cached && now - cached.at < HOOK_LISTING_TTL_MS) return cached.scripts;
+    let scripts = [];
+    const dir = path.join(root, HOOK_DIRS[kind]);
+    try {
+      scripts = fs.readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isFile() || d.isSymbolicLink())
+        .map((d) => path.join(dir, d.name))
+        .filter((file) => {
+          try {
+            fs.accessSync(file, fs.constants.X_OK);
+            return fs.statSync(file).isFile();
+          } catch {
+            return false;
+          }
+        })
+        .sort();
+    } catch {
+      scripts = []; // no folder: nothing to run
+    }
+    state.hookCache.set(kind, { at: now, scripts });
+    return scripts;
+  }
+
+  /** Runs one hook script with `payload` as JSON on stdin; resolves to {code, output}. */
+  function runHook(file, payload) {
+    const timeoutMs = state.config?.hooks?.timeoutMs ?? 5000;
+    return new Promise((resolve) => {
+      let output = "";
+      let settled = false;
+      const done = (result) => {
+        if (!settled) {
+          settled = true;
+          clearTimeout(timer);
+          resolve(result);
+        }
+      };
+      let child;
+      try {
+        child = spawn(file, [], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+      } catch (error) {
+        return resolve({ code: -1, output: error.message });
+      }
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        done({ code: -1, output: `timed out after ${timeoutMs} ms` });
+      }, timeoutMs);
+      child.stdout.on("data", (d) => (output += d));
+      child.stderr.on("data", (d) => (output += d));
+      child.on("error", (error) => done({ code: -1, output: error.message }));
+      child.on("close", (code) => done({ code: code ?? -1, output }));
+      child.stdin.on("error", () => {}); // a hook that ignores stdin may close it early
+      child.stdin.end(JSON.stringify(payload));
+    });
+  }
+
+  // --- tool calls ------------------------------------------------------------------------
+
+  function agentOf(sessionID) {
+    return sessions.get(sessionID)?.agent;
+  }
+
+  function blockError(message) {
+    const error = new Error(message);
+    error.name = "NSOBlock";
+    return error;
+  }
+
+  async function beforeTool(input, output) {
+    const { tool, sessionID } = input;
+    const args = output.args ?? {};
+    const agent = agentOf(sessionID);
+    if (!state.engine) {
+      if (!READ_TOOLS.has(tool)) {
+        appendLog("nso.log", `${new Date().toISOString()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
+        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`);
+      }
+    } else {
+      const request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
+      const json = withEngine((e) => e.decide(JSON.stringify(request)));
+      if (json !== undefined) {
+        const decision = JSON.parse(json);
+        const line = `${new Date().toISOString()} ${decision.verdict} ${tool} @${agent ?? "?"} ${decision.ruleId ?? ""}`;
+        appendLog("nso.log", line);
+        if (decision.verdict === "block") throw blockError(decision.message);
+      }
+    }
+    const scripts = hookScripts("pre");
+    for (const file of scripts) {
+      const result = await runHook(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
+      if (result.code !== 0) {
+        const rel = path.relative(root, file);
+        const detail = result.output.trim().slice(0, 2000) || "(no output)";
+        appendLog("nso.log", `${new Date().toISOString()} block ${tool} @${agent ?? "?"} hook ${rel} exit ${result.code}`);
+        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
+          `(exit ${result.code}): ${detail}`);
+      }
+    }
+  }
+
+  async function afterTool(input, output) {
+    if (state.failure && !state.failureShown.has(input.sessionID)) {
+      state.failureShown.add(input.sessionID);
+      output.output = `${output.output ?? ""}\n\n[${failureText()}]`;
+    }
+    for (const file of hookScripts("post")) {
+      const result = await runHook(file, {
+        event: "post_tool_use", tool: input.tool, sessionID: input.sessionID, callID: input.callID,
+        agent: agentOf(input.sessionID), args: input.args, output: output.output,
+      });
+      if (result.code !== 0) {
+        appendLog("nso.log", `${new Date().toISOString()} post hook ${path.relative(root, file)} exit ${result.code}: ${result.output.trim().slice(0, 500)}`);
+      }
+    }
+  }
+
+  function systemText(sessionID) {
+    const parts = [];
+    if (state.failure) parts.push(`[${failureText()}]`);
+    const summary = sessionID ? sessions.get(sessionID)?.summary : undefined;
+    if (summary) parts.push(summary);
+    return parts;
+  }
+
+  load();
+  return { root, sessions, state, load, sessionCreated, noteAgent, beforeTool, afterTool, systemText, agentOf };
+}
+
+/** The OpenCode plugin: wires hooks to an NSO instance for this project. */
+export const NsoPlugin = async (input = {}) => {
+  const nso = createNso({ directory: input.directory, worktree: input.worktree });
+  return {
+    event: async ({ event }) => {
+      try {
+        const props = event?.properties ?? {};
+        if (event?.type === "session.created") nso.sessionCreated(props.info);
+        else if (event?.type === "message.updated" && props.info?.role === "user") {
+          nso.noteAgent(props.info.sessionID, props.info.agent);
+        } else if ((event?.type === "file.edited" || event?.type === "file.watcher.updated") &&
+          String(props.file ?? "").endsWith(CONFIG_FILE)) {
+          nso.load();
+        }
+      } catch (error) {
+        console.error(`[nso] event ${event?.type}: ${error.message}`);
+      }
+    },
+    "chat.message": async (hookInput, output) => {
+      try {
+        nso.noteAgent(hookInput.sessionID, output?.message?.agent ?? hookInput.agent);
+      } catch (error) {
+        console.error(`[nso] chat.message: ${error.message}`); // never throw here: it aborts the run
+      }
+    },
+    "chat.params": async (hookInput) => {
+      nso.noteAgent(hookInput.sessionID, hookInput.message?.agent);
+    },
+    "experimental.chat.system.transform": async (hookInput, output) => {
+      for (const text of nso.systemText(hookInput.sessionID)) output.system.push(text);
+    },
+    "tool.execute.before": (hookInput, output) => nso.beforeTool(hookInput, output),
+    "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
+  };
+};
+
+export default { id: "nso", server: NsoPlugin };

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Regenerates pkg/ from crate/: wasm-pack (target nodejs: loads in Node 20 and OpenCode's Bun),
+# then wasm-opt -Oz from the npm binaryen package. Reproducible: source paths are remapped,
+# so clones at different paths produce byte-identical output.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+# Debian's rustc-web (with wasm32 std sources) first; ~/.cargo/bin for wasm-pack/wasm-bindgen.
+export PATH="/usr/bin:$HOME/.cargo/bin:$PATH"
+export RUSTC_BOOTSTRAP=1 CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+export CARGO_TARGET_DIR="$root/target/wasm"
+if [ ! -d /usr/lib/rustlib/wasm32-unknown-unknown/lib ] || ! command -v wasm-pack >/dev/null; then
+  echo "build: the wasm toolchain is not installed; run: bash scripts/setup.sh" >&2
+  exit 1
+fi
+registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+export RUSTFLAGS="--remap-path-prefix=$root=/nso --remap-path-prefix=$registry=/cargo --remap-path-prefix=/usr/lib/rustlib/src/rust=/rustsrc"
+
+wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$root/pkg" --out-name nso
+node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+  --enable-reference-types --enable-multivalue --enable-sign-ext \
+  pkg/nso_bg.wasm -o pkg/nso_bg.wasm
+rm -f pkg/.gitignore pkg/README.md
+# The compiler decides the bytes: record it so a mismatch with CI names its cause.
+/usr/bin/rustc --version > pkg/TOOLCHAIN
+raw=$(wc -c < pkg/nso_bg.wasm)
+gz=$(gzip -9n < pkg/nso_bg.wasm | wc -c)
+echo "pkg/nso_bg.wasm: $raw bytes raw, $gz bytes gzipped ($(cat pkg/TOOLCHAIN))"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything NSO needs to build and test on a fresh Debian 12 machine.
+# Idempotent: each step is skipped when what it installs is already present.
+# Recipe and reasons: README "Building from source".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130
+WASM_PACK_VERSION=0.15.1
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+apt_pkgs=()
+[ -x /usr/bin/rustc ] && [ -d /usr/lib/rust-web-src ] || [ -d /usr/lib/rustlib/src/rust/library ] || apt_pkgs+=(rustc-web cargo-web rust-web-src)
+command -v rust-lld >/dev/null 2>&1 || ls /usr/bin/rust-lld* /usr/lib/llvm-*/bin/lld >/dev/null 2>&1 || apt_pkgs+=(lld-22)
+command -v rg >/dev/null 2>&1 || apt_pkgs+=(ripgrep)
+command -v unshare >/dev/null 2>&1 || apt_pkgs+=(util-linux)
+command -v ip >/dev/null 2>&1 || apt_pkgs+=(iproute2)
+if [ ${#apt_pkgs[@]} -gt 0 ]; then
+  log "apt-get install ${apt_pkgs[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_pkgs[@]}" >/dev/null
+else
+  log "Debian packages present"
+fi
+# wasm-pack only checks that this folder exists; the std is built from source (-Zbuild-std).
+mkdir -p /usr/lib/rustlib/wasm32-unknown-unknown/lib
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+  log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  # no --locked: its lock file pins a crate the registry mirror lacks
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+else
+  log "wasm-bindgen $WASM_BINDGEN_VERSION present"
+fi
+if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
+  log "cargo install wasm-pack $WASM_PACK_VERSION"
+  cargo install -q wasm-pack --version "$WASM_PACK_VERSION"
+else
+  log "wasm-pack $WASM_PACK_VERSION present"
+fi
+
+if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
+  log "npm ci"
+  npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
+else
+  log "node_modules present"
+fi
+log "wasm toolchain: $(/usr/bin/rustc --version)"
