@@ -73,12 +73,13 @@ export function createNso({ directory, worktree } = {}) {
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new Map(); // sessionID -> { agent, parentID, summary }
   const state = { engine: null, failure: null, config: null, hookCache: new Map(), failureShown: new Set() };
-  const logDir = () => path.join(root, state.config?.logDir ?? ".opencode/logs");
+  const INIT_DIR = ".opencode/logs"; // marker and alive log: fixed, tools look for them there
+  const logDir = (name) => path.join(root, name === "plugin_alive.log" ? INIT_DIR : state.config?.logDir ?? INIT_DIR);
 
   function appendLog(name, line) {
     try {
-      fs.mkdirSync(logDir(), { recursive: true });
-      fs.appendFileSync(path.join(logDir(), name), line.endsWith("\n") ? line : line + "\n");
+      fs.mkdirSync(logDir(name), { recursive: true });
+      fs.appendFileSync(path.join(logDir(name), name), line.endsWith("\n") ? line : line + "\n");
     } catch (error) {
       console.error(`[nso] cannot write ${name}: ${error.message}`);
     }
@@ -115,7 +116,7 @@ export function createNso({ directory, worktree } = {}) {
       state.failure = null;
     } catch (error) {
       if (isTrap(error)) reloadCore();
-      fail(error.code ?? "config", error.message, error.fix ?? `correct ${CONFIG_FILE}.`);
+      fail(error.code ?? "config", error.problem ?? error.message, error.fix ?? `correct ${CONFIG_FILE}.`);
     }
   }
 
@@ -169,8 +170,8 @@ export function createNso({ directory, worktree } = {}) {
     const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
     entry.summary = summary.text;
     try {
-      fs.mkdirSync(path.join(root, ".opencode/logs"), { recursive: true });
-      fs.writeFileSync(path.join(root, ".opencode/logs/session_init_marker.txt"),
+      fs.mkdirSync(path.join(root, INIT_DIR), { recursive: true });
+      fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"),
         withEngine((e) => e.markerText(info.id, now, summary)));
     } catch (error) {
       console.error(`[nso] cannot write the init marker: ${error.message}`);

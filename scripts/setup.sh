@@ -11,16 +11,18 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 log() { printf '[setup] %s\n' "$*"; }
 
-apt_pkgs=()
-[ -x /usr/bin/rustc ] && [ -d /usr/lib/rust-web-src ] || [ -d /usr/lib/rustlib/src/rust/library ] || apt_pkgs+=(rustc-web cargo-web rust-web-src)
-command -v rust-lld >/dev/null 2>&1 || ls /usr/bin/rust-lld* /usr/lib/llvm-*/bin/lld >/dev/null 2>&1 || apt_pkgs+=(lld-22)
-command -v rg >/dev/null 2>&1 || apt_pkgs+=(ripgrep)
-command -v unshare >/dev/null 2>&1 || apt_pkgs+=(util-linux)
-command -v ip >/dev/null 2>&1 || apt_pkgs+=(iproute2)
-if [ ${#apt_pkgs[@]} -gt 0 ]; then
-  log "apt-get install ${apt_pkgs[*]}"
+# Debian's rustc-web has the wasm32 std sources (rustup cannot add the target here);
+# ripgrep is what OpenCode's grep/glob use (else they try to download it);
+# util-linux/iproute2 give the end-to-end tests a loopback-only network namespace.
+wanted=(rustc-web cargo-web rust-web-src lld-22 ripgrep util-linux iproute2)
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "apt-get install ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_pkgs[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 else
   log "Debian packages present"
 fi

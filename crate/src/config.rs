@@ -407,3 +407,40 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    const SCHEMA: &str = include_str!("../../schema/nso.schema.json");
+
+    fn keys(v: &Value) -> Vec<String> {
+        let mut k: Vec<String> = v["properties"].as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    }
+
+    fn sorted(k: &[&str]) -> Vec<String> {
+        let mut k: Vec<String> = k.iter().map(|s| s.to_string()).collect();
+        k.sort();
+        k
+    }
+
+    /// The schema shipped to editors and the parser must accept exactly the same keys, and
+    /// the schema's defaults must be the parser's.
+    #[test]
+    fn schema_and_parser_agree() {
+        let schema: Value = serde_json::from_str(SCHEMA).unwrap();
+        assert_eq!(keys(&schema), sorted(&TOP_KEYS));
+        let memory = &schema["properties"]["memory"];
+        let hooks = &schema["properties"]["hooks"];
+        assert_eq!(keys(memory), sorted(&MEMORY_KEYS));
+        assert_eq!(keys(hooks), sorted(&HOOKS_KEYS));
+        let d = Config::default();
+        assert_eq!(memory["properties"]["files"]["default"], serde_json::json!(d.memory.files));
+        assert_eq!(memory["properties"]["maxBytes"]["default"], d.memory.max_bytes);
+        assert_eq!(memory["properties"]["maxBytesPerFile"]["default"], d.memory.max_bytes_per_file);
+        assert_eq!(hooks["properties"]["timeoutMs"]["default"], d.hooks.timeout_ms);
+        assert_eq!(schema["properties"]["logDir"]["default"], d.log_dir);
+    }
+}

@@ -28,7 +28,8 @@ fn js_error(code: &str, message: &str) -> JsValue {
 
 fn config_error(e: &config::ConfigError) -> JsValue {
     let error = js_error(e.code, &e.to_string());
-    for (key, value) in [("file", &e.file), ("path", &e.path), ("fix", &e.fix)] {
+    let problem = format!("{}: {}: {}", e.file, e.path, e.problem);
+    for (key, value) in [("file", &e.file), ("path", &e.path), ("fix", &e.fix), ("problem", &problem)] {
         let _ = js_sys::Reflect::set(&error, &key.into(), &value.as_str().into());
     }
     error

@@ -54,7 +54,7 @@ test("write to allowed.txt runs; write to blocked.txt is blocked and the model s
   try {
     const { projectDir, log, plugins } = setup();
     const run = await runOpencode({ projectDir, prompt: "write two files", mock, plugins, timeoutMs: 30_000 });
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
 
     assert.equal(fs.readFileSync(path.join(projectDir, "allowed.txt"), "utf8"), "ok\n");
     assert.ok(!fs.existsSync(path.join(projectDir, "blocked.txt")), "blocked.txt must not be written");
@@ -83,7 +83,7 @@ test("a gpt- model id is offered apply_patch instead of write/edit", async () =>
   try {
     const { projectDir, log, plugins } = setup();
     const run = await runOpencode({ projectDir, prompt: "patch", mock, plugins, model: "gpt-5-mock", timeoutMs: 30_000 });
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
 
     const names = toolNames(mock.requests.find((r) => !r.isTitle));
     assert.ok(names.includes("apply_patch"), names.join(","));

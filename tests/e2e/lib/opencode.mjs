@@ -154,6 +154,8 @@ export async function runOpencode({
     ...baseEnv,
     HOME: home,
     ...xdg,
+    PWD: cwd, // OpenCode takes the session directory from $PWD, not from its real cwd
+
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",

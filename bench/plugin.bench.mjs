@@ -1,0 +1,90 @@
+// Benchmark of the NSO plugin through its real shim: cold start (import + wasm instantiate +
+// config load) and per-call latency of tool.execute.before decisions, p50 and p99.
+// Runs in Node and in OpenCode's own Bun (`BUN_BE_BUN=1 opencode bench/plugin.bench.mjs`);
+// `bash bench/run.sh` runs both. Not a test: it reports figures, it asserts nothing.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const pluginUrl = pathToFileURL(path.join(here, "../plugin/nso-plugin.js")).href;
+const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
+
+function project() {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-bench-")));
+  fs.mkdirSync(path.join(dir, ".opencode/context/01_memory"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".opencode/context/01_memory/active_context.md"), "Focus: auth.\n");
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), "{}");
+  return dir;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** One cold start in this (fresh) process: import, instantiate, load config. */
+async function coldChild(dir) {
+  const t0 = performance.now();
+  const plugin = (await import(pluginUrl)).default;
+  await plugin.server({ directory: dir, worktree: dir });
+  process.stdout.write(`${performance.now() - t0}\n`);
+}
+
+function coldStart(dir, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--cold-child", dir], {
+      encoding: "utf8",
+      env: process.env,
+    });
+    if (child.status !== 0) throw new Error(`cold start child failed: ${child.stderr}`);
+    times.push(Number(child.stdout.trim()));
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** Per-call latency of `tool.execute.before` for one scenario, in microseconds. */
+async function perCall(hooks, scenario, iterations) {
+  const call = () => hooks["tool.execute.before"](
+    { tool: scenario.tool, sessionID: "ses_bench", callID: "c" },
+    { args: scenario.args },
+  ).catch((error) => (scenario.expectBlock ? null : Promise.reject(error)));
+  for (let i = 0; i < 2000; i++) await call(); // warm up the JIT and the wasm tiers
+  const times = new Float64Array(iterations);
+  for (let i = 0; i < iterations; i++) {
+    const t0 = performance.now();
+    await call();
+    times[i] = (performance.now() - t0) * 1000;
+  }
+  return Array.from(times).sort((a, b) => a - b);
+}
+
+/** Scenarios measured; later issues add theirs here. */
+export const scenarios = [
+  { name: "write allow (200 B content)", tool: "write", args: { filePath: "src/app.ts", content: "x".repeat(200) } },
+  { name: "read allow", tool: "read", args: { filePath: "src/app.ts" } },
+];
+
+async function main() {
+  const dir = project();
+  const cold = coldStart(dir, 30);
+  const plugin = (await import(pluginUrl)).default;
+  const hooks = await plugin.server({ directory: dir, worktree: dir });
+  await hooks["chat.params"]({ sessionID: "ses_bench", message: { agent: "build" } }, {});
+  const wasm = fs.readFileSync(path.join(here, "../pkg/nso_bg.wasm"));
+  const fmt = (n) => n.toFixed(2).padStart(8);
+  console.log(`NSO plugin benchmark (${runtime}, ${os.cpus().length} cores)`);
+  console.log(`wasm: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} bytes gzipped`);
+  console.log(`cold start (import + instantiate + config), ${cold.length} processes: ` +
+    `p50 ${fmt(percentile(cold, 50))} ms  p99 ${fmt(percentile(cold, 99))} ms`);
+  for (const scenario of scenarios) {
+    const t = await perCall(hooks, scenario, 20000);
+    console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
+  }
+}
+
+if (process.argv[2] === "--cold-child") await coldChild(process.argv[3]);
+else await main();

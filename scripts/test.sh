@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: lints, Rust core tests, JS tests against pkg/ and the real shim, and
+# end-to-end tests through the real OpenCode binary with a scripted model on 127.0.0.1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+
+echo "== cargo fmt / clippy"
+cargo fmt --all --check
+cargo clippy --quiet --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --quiet 2>&1
+echo "== node tests (pkg/ and plugin/)"
+node --test --test-reporter=spec tests/node/
+echo "== end-to-end through real OpenCode"
+bash tests/e2e/run.sh

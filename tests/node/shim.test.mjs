@@ -1,0 +1,207 @@
+// Tests of the real shim plugin/nso-plugin.js with hook inputs shaped like OpenCode 1.18's.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import plugin, { NsoPlugin, createNso, loadCore, projectRoot } from "../../plugin/nso-plugin.js";
+import { makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
+
+const MEMORY = ".opencode/context/01_memory";
+
+async function start(dir, extra = {}) {
+  return plugin.server({ directory: dir, worktree: dir, ...extra });
+}
+
+test("module shape: default {id, server} and a named plugin function", () => {
+  assert.equal(plugin.id, "nso");
+  assert.equal(plugin.server, NsoPlugin);
+  assert.equal(typeof NsoPlugin, "function");
+});
+
+test("the core loads once and is shared", () => {
+  assert.equal(loadCore(), loadCore());
+});
+
+test("paths come from worktree, then directory, then cwd", () => {
+  const dir = makeProject();
+  assert.equal(projectRoot({ directory: path.join(dir, "sub"), worktree: dir }), dir);
+  assert.equal(projectRoot({ directory: dir, worktree: "/" }), dir); // OpenCode outside git
+  assert.equal(projectRoot({}), process.cwd());
+});
+
+test("session init in a project with no .opencode folder writes marker and alive log", async () => {
+  const dir = makeProject({ "src/a.ts": "x" });
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_main"));
+  const marker = readIf(dir, ".opencode/logs/session_init_marker.txt");
+  assert.match(marker, /^initialized: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\nsession: ses_main\n/);
+  assert.match(marker, /memory loaded: \(none\)/);
+  assert.match(readIf(dir, ".opencode/logs/plugin_alive.log"), /session\.created ses_main\n$/);
+  const out = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_main" }, out);
+  assert.deepEqual(out.system, []);
+});
+
+test("memory files reach the system prompt of their main session only", async () => {
+  const dir = makeProject({
+    [`${MEMORY}/active_context.md`]: "Current focus: the login page.",
+    [`${MEMORY}/patterns.md`]: "Use Result, never panic.",
+  });
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_a"));
+  await hooks.event(sessionCreated("ses_child", { parentID: "ses_a", agent: "general" }));
+  const main = { system: ["base"] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_a" }, main);
+  assert.equal(main.system.length, 2);
+  assert.match(main.system[1], /Current focus: the login page\./);
+  assert.match(main.system[1], /Use Result, never panic\./);
+  const child = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_child" }, child);
+  assert.deepEqual(child.system, []);
+  // the subagent's session.created did not rewrite the marker
+  assert.match(readIf(dir, ".opencode/logs/session_init_marker.txt"), /session: ses_a\n/);
+  assert.match(readIf(dir, ".opencode/logs/session_init_marker.txt"), /memory missing: .*progress\.md/);
+});
+
+test("the caller comes from chat.params message.agent, never the title pseudo-agent", async () => {
+  const dir = makeProject();
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_1"));
+  await hooks["chat.params"](...chatParams("ses_1", "plan", "title"));
+  await hooks["chat.params"](...chatParams("ses_1", "title"));
+  const message = await before(hooks, "ses_1", "write", { filePath: "/etc/passwd", content: "x" });
+  assert.match(message, /for @plan/);
+});
+
+test("a subagent session takes its agent from session.created", async () => {
+  const nso = createNso({ directory: makeProject() });
+  nso.sessionCreated({ id: "ses_child", parentID: "ses_parent", agent: "explore" });
+  assert.equal(nso.agentOf("ses_child"), "explore");
+});
+
+test("a write inside the project passes; outside it is refused with NSO's message", async () => {
+  const dir = makeProject();
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_1"));
+  await hooks["chat.params"](...chatParams("ses_1", "build"));
+  assert.equal(await before(hooks, "ses_1", "write", { filePath: "src/a.ts", content: "x" }), null);
+  assert.equal(await before(hooks, "ses_1", "read", { filePath: "/etc/hosts" }), null);
+  const message = await before(hooks, "ses_1", "write", { filePath: "../escape.txt", content: "x" });
+  assert.match(message, /^NSO blocked write for @build: /);
+  assert.match(message, /outside the project/);
+  assert.match(readIf(dir, ".opencode/logs/nso.log"), /block write @build/);
+});
+
+test("an invalid config fails closed for write-class tools and says how to fix it", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"memory": {"files": 7}}' });
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_1"));
+  for (const tool of ["write", "edit", "bash", "apply_patch", "some_mcp_tool"]) {
+    const message = await before(hooks, "ses_1", tool, { filePath: "a.txt", command: "ls" });
+    assert.match(message, /NSO is not enforcing its rules: \.opencode\/nso\.json: memory\.files: expected a list of paths/, tool);
+    assert.match(message, /fail closed/);
+    assert.match(message, /Fix: make `memory\.files` a list of paths/);
+  }
+  assert.equal(await before(hooks, "ses_1", "read", { filePath: "a.txt" }), null);
+  const out = { system: [] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1" }, out);
+  assert.match(out.system.join("\n"), /NSO is not enforcing/);
+  const first = { output: "file text" };
+  await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_1", callID: "c", args: {} }, first);
+  assert.match(first.output, /^file text\n\n\[NSO is not enforcing/);
+  const second = { output: "again" };
+  await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_1", callID: "c", args: {} }, second);
+  assert.equal(second.output, "again");
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /NOT ENFORCING \(config_type\)/);
+  assert.match(readIf(dir, ".opencode/logs/plugin_alive.log"), /NOT ENFORCING/);
+
+  // Fixing the file takes effect at the next session.
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), "{}");
+  await hooks.event(sessionCreated("ses_2"));
+  assert.equal(await before(hooks, "ses_2", "write", { filePath: "a.txt", content: "" }), null);
+});
+
+test("a core that cannot load fails closed and names the fix", async () => {
+  const dir = makeProject();
+  const copy = makeProject();
+  fs.mkdirSync(path.join(copy, "plugin"));
+  fs.mkdirSync(path.join(copy, "pkg"));
+  fs.copyFileSync(new URL("../../plugin/nso-plugin.js", import.meta.url), path.join(copy, "plugin/nso-plugin.js"));
+  for (const f of ["nso.js", "package.json"]) {
+    fs.copyFileSync(new URL(`../../pkg/${f}`, import.meta.url), path.join(copy, "pkg", f));
+  }
+  fs.writeFileSync(path.join(copy, "pkg/nso_bg.wasm"), "not wasm");
+  const broken = await import(path.join(copy, "plugin/nso-plugin.js"));
+  const hooks = await broken.default.server({ directory: dir, worktree: dir });
+  await hooks.event(sessionCreated("ses_1"));
+  const message = await before(hooks, "ses_1", "write", { filePath: "a.txt", content: "x" });
+  assert.match(message, /did not load/);
+  assert.match(message, /Fix: reinstall the nso-opencode package/);
+  assert.equal(await before(hooks, "ses_1", "grep", { pattern: "x" }), null);
+  assert.equal(readIf(dir, "a.txt"), undefined);
+});
+
+test("after a wasm trap the instance is re-created and the next call works", async () => {
+  const dir = makeProject();
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_1", "build");
+  const engine = nso.state.engine;
+  engine.decide = () => loadCore().trapForTest();
+  await assert.rejects(nso.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "a", content: "" } }), /trapped.*restarted/);
+  assert.notEqual(nso.state.engine, engine);
+  await nso.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "a", content: "" } });
+  await assert.rejects(nso.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "/x", content: "" } }), /outside the project/);
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /wasm trap, instance re-created/);
+});
+
+function hookScript(dir, kind, name, body) {
+  const file = path.join(dir, ".opencode/hooks", kind, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  return file;
+}
+
+test("project pre hooks get the call as JSON and a non-zero exit blocks with their message", async () => {
+  const dir = makeProject();
+  hookScript(dir, "pre_tool_use", "10-record.sh", `cat > "${dir}/seen.json"`);
+  hookScript(dir, "pre_tool_use", "20-deny-env.sh",
+    `if grep -q '\\.env' ; then echo "secrets stay out of reach" >&2; exit 3; fi`);
+  fs.writeFileSync(path.join(dir, ".opencode/hooks/pre_tool_use/README.md"), "not executable");
+  const hooks = await start(dir);
+  await hooks["chat.params"](...chatParams("ses_1", "build"));
+  assert.equal(await before(hooks, "ses_1", "read", { filePath: "src/a.ts" }), null);
+  const seen = JSON.parse(readIf(dir, "seen.json"));
+  assert.deepEqual({ tool: seen.tool, agent: seen.agent, args: seen.args },
+    { tool: "read", agent: "build", args: { filePath: "src/a.ts" } });
+  const message = await before(hooks, "ses_1", "read", { filePath: ".env" });
+  assert.match(message, /project hook \.opencode\/hooks\/pre_tool_use\/20-deny-env\.sh refused it \(exit 3\): secrets stay out of reach/);
+});
+
+test("a pre hook that hangs is stopped at the timeout and blocks", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"hooks": {"timeoutMs": 200}}' });
+  hookScript(dir, "pre_tool_use", "slow.sh", "sleep 5");
+  const hooks = await start(dir);
+  const started = Date.now();
+  const message = await before(hooks, "ses_1", "read", { filePath: "a" });
+  assert.ok(Date.now() - started < 2000);
+  assert.match(message, /timed out after 200 ms/);
+});
+
+test("post hooks see the output; their failure never breaks the call", async () => {
+  const dir = makeProject();
+  hookScript(dir, "post_tool_use", "log.sh", `cat > "${dir}/post.json"; exit 1`);
+  const hooks = await start(dir);
+  const out = { output: "hello" };
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "s", callID: "c", args: { command: "echo hello" } }, out);
+  assert.equal(out.output, "hello");
+  assert.equal(JSON.parse(readIf(dir, "post.json")).output, "hello");
+  assert.match(readIf(dir, ".opencode/logs/nso.log"), /post hook .*log\.sh exit 1/);
+});
+
+test("chat.message never throws, even on malformed input", async () => {
+  const hooks = await start(makeProject());
+  await hooks["chat.message"](undefined, undefined);
+  await hooks["chat.message"]({ sessionID: "s" }, { message: null });
+  await hooks.event({ event: null });
+  await hooks.event({ event: { type: "session.created", properties: {} } });
+});
