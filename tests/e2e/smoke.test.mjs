@@ -59,6 +59,7 @@ test("write to allowed.txt runs; write to blocked.txt is blocked and the model s
     assert.equal(fs.readFileSync(path.join(projectDir, "allowed.txt"), "utf8"), "ok\n");
     assert.ok(!fs.existsSync(path.join(projectDir, "blocked.txt")), "blocked.txt must not be written");
 
+    assert.equal(mock.requests.filter((r) => r.isTitle).length, 1, "one session-title request");
     const turns = mock.requests.filter((r) => !r.isTitle);
     assert.equal(turns.length, 3);
     assert.ok(toolNames(turns[0]).includes("write"));

@@ -163,7 +163,8 @@ export async function startMockModel(script = sequence([])) {
       if (body.stream) sendStream(res, reply, model, ctx.index);
       else sendWhole(res, reply, model, ctx.index);
     } catch (err) {
-      sendJson(res, 500, { error: { message: String(err?.stack ?? err) } });
+      // 400, not 5xx: OpenCode retries server errors with backoff, which would stall the run.
+      sendJson(res, 400, { error: { message: `mock model: ${err?.stack ?? err}` } });
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

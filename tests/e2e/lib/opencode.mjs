@@ -116,8 +116,9 @@ function readLogs(dataHome) {
 }
 
 /// Runs `opencode run --format json --model mock/<model> [--agent <agent>] <prompt>` in `cwd`
-/// (default `projectDir`, which holds opencode.json) with a fresh isolated HOME/XDG tree. `mock` is startMockModel's result (or its
-/// url); `plugins`/`config` go to opencode.json (see writeConfig); `env` adds variables.
+/// (default `projectDir`, which holds opencode.json) with a fresh isolated HOME/XDG tree.
+/// `mock` is startMockModel's result (or its url); `plugins`/`config` go to opencode.json (see
+/// writeConfig); `env` adds variables; on `timeoutMs` the process group is killed.
 /// Resolves to `{ code, signal, timedOut, stdout, stderr, events, log, ms }`: `events` are the
 /// parsed JSON lines of stdout, `log` is OpenCode's own log file text.
 export async function runOpencode({
@@ -154,8 +155,7 @@ export async function runOpencode({
     ...baseEnv,
     HOME: home,
     ...xdg,
-    PWD: cwd, // OpenCode takes the session directory from $PWD, not from its real cwd
-
+    PWD: path.resolve(cwd), // OpenCode takes its directory from $PWD, not from its real cwd
     OPENCODE_DISABLE_MODELS_FETCH: "1",
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
@@ -182,6 +182,11 @@ export async function runOpencode({
     child.on("error", reject);
     child.on("close", (c, s) => resolve([c, s]));
   }).finally(() => clearTimeout(timer));
+  try {
+    process.kill(-child.pid, "SIGKILL"); // reap leftovers, e.g. commands the bash tool backgrounded
+  } catch {
+    // the group is already gone
+  }
 
   return {
     code,

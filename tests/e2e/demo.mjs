@@ -1,0 +1,50 @@
+// The README's demo: NSO inside real OpenCode with a scripted model on 127.0.0.1 (no API key).
+// Prints what a person would want to see: the init marker, the memory summary as the model
+// received it, and NSO's refusals as the model received them.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startMockModel, sequence, systemText, toolResults } from "./lib/mock-model.mjs";
+import { makeProject, runOpencode, tempDir } from "./lib/opencode.mjs";
+
+const PLUGIN = fileURLToPath(new URL("../../plugin/nso-plugin.js", import.meta.url));
+const say = (title, body = "") => console.log(`\n== ${title}\n${body}`);
+const indent = (text) => text.trimEnd().split("\n").map((l) => `   | ${l}`).join("\n");
+
+const outside = path.join(tempDir("outside"), "stolen.txt");
+const steps = [
+  { toolCalls: [{ name: "write", args: { filePath: "src/login.ts", content: "export const login = () => true;\n" } }] },
+  { toolCalls: [{ name: "write", args: { filePath: outside, content: "secrets\n" } }] },
+];
+const mock = await startMockModel(sequence(steps));
+const projectDir = makeProject({
+  git: true,
+  files: {
+    ".opencode/context/01_memory/active_context.md": "# Active context\nSprint goal: ship the login page.\n",
+    ".opencode/context/01_memory/patterns.md": "# Patterns\nErrors are values; never panic.\n",
+  },
+});
+say("Project", `${projectDir}\n   opencode.json loads the plugin ${PLUGIN}`);
+say("The scripted model will call", steps.map((s) => `   ${JSON.stringify(s.toolCalls[0])}`).join("\n"));
+
+const run = await runOpencode({ projectDir, prompt: "Implement the login page", mock, plugins: [PLUGIN] });
+await mock.close();
+if (run.code !== 0) {
+  console.error(run.stdout, run.stderr);
+  process.exit(1);
+}
+const calls = mock.requests.filter((r) => !r.isTitle);
+const marker = fs.readFileSync(path.join(projectDir, ".opencode/logs/session_init_marker.txt"), "utf8");
+say("1. Session init marker (.opencode/logs/session_init_marker.txt)", indent(marker));
+const context = systemText(calls[0].body).match(/<nso-session-context>[\s\S]*?<\/nso-session-context>/);
+say("2. Memory summary, as the model received it in its system prompt", indent(context ? context[0] : "(missing!)"));
+say("3. Tool results, as the model received them");
+for (const result of toolResults(calls.at(-1).body)) console.log(indent(result), "\n");
+say("4. On disk", [
+  `   src/login.ts written: ${fs.existsSync(path.join(projectDir, "src/login.ts"))}`,
+  `   ${outside} written: ${fs.existsSync(outside)}`,
+].join("\n"));
+say("5. NSO's decision log (.opencode/logs/nso.log)", indent(fs.readFileSync(path.join(projectDir, ".opencode/logs/nso.log"), "utf8")));
+const ok = context && !fs.existsSync(outside) && toolResults(calls.at(-1).body).some((r) => r.startsWith("NSO blocked"));
+console.log(ok ? "\nDemo OK: NSO loaded, initialised the session, and refused the write outside the project." : "\nDemo FAILED");
+process.exit(ok ? 0 : 1);
