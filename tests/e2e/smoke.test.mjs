@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { startMockModel, sequence, toolNames, toolResults } from "./lib/mock-model.mjs";
+import { contentText, startMockModel, sequence, toolNames, toolResults } from "./lib/mock-model.mjs";
 import { makeProject, runOpencode, tempDir } from "./lib/opencode.mjs";
 
 // Logs every hook call as a JSON line to the file given as plugin option `log`, and blocks
@@ -62,6 +62,7 @@ test("write to allowed.txt runs; write to blocked.txt is blocked and the model s
     assert.equal(mock.requests.filter((r) => r.isTitle).length, 1, "one session-title request");
     const turns = mock.requests.filter((r) => !r.isTitle);
     assert.equal(turns.length, 3);
+    assert.equal(contentText(turns[0].body.messages.findLast((m) => m.role === "user")), "write two files");
     assert.ok(toolNames(turns[0]).includes("write"));
     assert.ok(!toolNames(turns[0]).includes("apply_patch"));
     assert.ok(!toolResults(turns[1].body).some((t) => t.includes("PROBE-BLOCK")));

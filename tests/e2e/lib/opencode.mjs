@@ -165,7 +165,9 @@ export async function runOpencode({
   };
   const args = ["run", "--format", "json", "--model", `mock/${model}`];
   if (agent) args.push("--agent", agent);
-  args.push(prompt);
+  // yargs joins the words with spaces but wraps any word containing a space in quotes, so pass
+  // the prompt as words; "--" keeps a prompt starting with "-" from being read as an option.
+  args.push("--", ...prompt.split(" "));
 
   const started = Date.now();
   const child = spawn(opencodeBin(), args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -182,11 +184,6 @@ export async function runOpencode({
     child.on("error", reject);
     child.on("close", (c, s) => resolve([c, s]));
   }).finally(() => clearTimeout(timer));
-  try {
-    process.kill(-child.pid, "SIGKILL"); // reap leftovers, e.g. commands the bash tool backgrounded
-  } catch {
-    // the group is already gone
-  }
 
   return {
     code,
