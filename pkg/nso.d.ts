@@ -16,29 +16,50 @@ export class Nso {
      */
     config(): any;
     /**
-     * Decides on a tool call given as JSON. Returns `undefined` for a plain allow (the hot
-     * path converts nothing), else the decision as JSON text.
+     * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
+     * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
+     * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
+     * shim must look things up and call again; else the decision as JSON.
      */
     decide(request_json: string): string | undefined;
+    /**
+     * The decision on a call without counting it (for `nso explain --json`), as JSON.
+     */
+    evaluate(request_json: string): string;
+    /**
+     * A human-readable account of how a call is decided (for `nso explain`).
+     */
+    explain(request_json: string): string;
+    /**
+     * Forgets a session's repeat counters.
+     */
+    forgetSession(session_id: string): void;
     /**
      * Text of the init marker for a session.
      */
     markerText(session_id: string, now_iso: string, summary: any): string;
     /**
      * Parses the config text of `config_file` (`undefined` when the file does not exist)
-     * and compiles the policy. Throws an Error with `code`, `file`, `path` and `fix`.
+     * and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
+     * `fix`.
      */
     constructor(config_file: string, config_text?: string | null);
-    /**
-     * Paths whose current content the engine needs before deciding on this request (JSON).
-     */
-    requiredContent(request_json: string): string[];
     /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      */
     sessionSummary(files: any): any;
 }
+
+/**
+ * How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.
+ */
+export function classify(tool: string, args_json: string): string;
+
+/**
+ * The JSON Schema of the `authority` section.
+ */
+export function policySchema(): string;
 
 export function start(): void;
 

@@ -55,8 +55,10 @@ class Nso {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * Decides on a tool call given as JSON. Returns `undefined` for a plain allow (the hot
-     * path converts nothing), else the decision as JSON text.
+     * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
+     * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
+     * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
+     * shim must look things up and call again; else the decision as JSON.
      * @param {string} request_json
      * @returns {string | undefined}
      */
@@ -73,6 +75,65 @@ class Nso {
             wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
         }
         return v2;
+    }
+    /**
+     * The decision on a call without counting it (for `nso explain --json`), as JSON.
+     * @param {string} request_json
+     * @returns {string}
+     */
+    evaluate(request_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.nso_evaluate(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    /**
+     * A human-readable account of how a call is decided (for `nso explain`).
+     * @param {string} request_json
+     * @returns {string}
+     */
+    explain(request_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.nso_explain(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    /**
+     * Forgets a session's repeat counters.
+     * @param {string} session_id
+     */
+    forgetSession(session_id) {
+        const ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        wasm.nso_forgetSession(this.__wbg_ptr, ptr0, len0);
     }
     /**
      * Text of the init marker for a session.
@@ -112,7 +173,8 @@ class Nso {
     }
     /**
      * Parses the config text of `config_file` (`undefined` when the file does not exist)
-     * and compiles the policy. Throws an Error with `code`, `file`, `path` and `fix`.
+     * and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
+     * `fix`.
      * @param {string} config_file
      * @param {string | null} [config_text]
      */
@@ -137,22 +199,6 @@ class Nso {
         return this;
     }
     /**
-     * Paths whose current content the engine needs before deciding on this request (JSON).
-     * @param {string} request_json
-     * @returns {string[]}
-     */
-    requiredContent(request_json) {
-        const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.nso_requiredContent(this.__wbg_ptr, ptr0, len0);
-        if (ret[3]) {
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        var v2 = getArrayJsValueFromWasm0(ret[0], ret[1]);
-        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
-        return v2;
-    }
-    /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      * @param {any} files
@@ -168,6 +214,61 @@ class Nso {
 }
 if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
 exports.Nso = Nso;
+
+/**
+ * How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.
+ * @param {string} tool
+ * @param {string} args_json
+ * @returns {string}
+ */
+function classify(tool, args_json) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(args_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.classify(ptr0, len0, ptr1, len1);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+exports.classify = classify;
+
+/**
+ * The JSON Schema of the `authority` section.
+ * @returns {string}
+ */
+function policySchema() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.policySchema();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+exports.policySchema = policySchema;
 
 function start() {
     wasm.start();
@@ -478,17 +579,6 @@ function debugString(val) {
         // Per MDN: 'This list of values is exhaustive.'
         // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/typeof#description
     }
-}
-
-function getArrayJsValueFromWasm0(ptr, len) {
-    ptr = ptr >>> 0;
-    const mem = getDataViewMemory0();
-    const result = [];
-    for (let i = ptr; i < ptr + 4 * len; i += 4) {
-        result.push(wasm.__wbindgen_externrefs.get(mem.getUint32(i, true)));
-    }
-    wasm.__externref_drop_slice(ptr, len);
-    return result;
 }
 
 function getArrayU8FromWasm0(ptr, len) {

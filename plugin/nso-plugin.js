@@ -65,6 +65,56 @@ function readText(file) {
 }
 
 /**
+ * Real locations of folders, cached between tool calls: every call resolves its paths, and
+ * libc realpath costs several syscalls. The cache is cleared whenever something may have
+ * changed the file system (a write-class tool finished, OpenCode reported a file event).
+ */
+const realDirs = new Map();
+
+/** Forgets cached folder locations (after anything that may have changed the tree). */
+export function forgetRealPaths() {
+  realDirs.clear();
+}
+
+function realDir(dir) {
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    const parent = path.dirname(dir);
+    if (parent === dir) real = dir;
+    else {
+      const base = realDir(parent);
+      real = followLink(base, path.join(base, path.basename(dir)));
+    }
+    realDirs.set(dir, real);
+  }
+  return real;
+}
+
+/** `candidate` (inside the real folder `dir`), with a symlink in its last part followed. */
+function followLink(dir, candidate, depth = 0) {
+  const stat = fs.lstatSync(candidate, { throwIfNoEntry: false });
+  if (!stat?.isSymbolicLink() || depth > 40) return candidate;
+  let target;
+  try {
+    target = fs.readlinkSync(candidate);
+  } catch {
+    return candidate;
+  }
+  const next = path.resolve(dir, target);
+  return followLink(realDir(path.dirname(next)), path.join(realDir(path.dirname(next)), path.basename(next)), depth + 1);
+}
+
+/**
+ * The real location of the absolute path `abs`: symlinks in every folder on the way and in
+ * the last part are followed (a dangling link: where a write would land); parts that do not
+ * exist yet are kept as written. Never throws.
+ */
+export function realPath(abs) {
+  const dir = realDir(path.dirname(abs));
+  return followLink(dir, path.join(dir, path.basename(abs)));
+}
+
+/**
  * One NSO instance per OpenCode project: the loaded config and policy, the session table
  * (agent per session) and the session summaries.
  */
@@ -249,6 +299,49 @@ export function createNso({ directory, worktree } = {}) {
 
   // --- tool calls ------------------------------------------------------------------------
 
+  const pendingNotices = new Map(); // callID -> soft reminders for tool.execute.after
+  const MAX_LOOKUP_ROUNDS = 3;
+
+  /**
+   * Asks the core, answering what it needs to know first (real paths behind symlinks,
+   * current contents, existence). Returns the decision, or undefined for a plain allow.
+   */
+  function decide(request) {
+    request.resolved = preResolve(request.tool, request.args);
+    request.contents = {};
+    request.exists = {};
+    for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
+      const json = withEngine((e) => e.decide(JSON.stringify(request)));
+      if (json === undefined) return undefined;
+      const reply = JSON.parse(json);
+      if (!reply.need) return reply;
+      for (const p of reply.need.resolve) request.resolved[p] = realPath(p);
+      for (const p of reply.need.content) request.contents[p] = readText(p) ?? null;
+      for (const p of reply.need.exists) request.exists[p] = fs.existsSync(p);
+    }
+    return { verdict: "block", ruleId: "nso.lookup", message: `NSO blocked ${request.tool}: NSO could not ` +
+      `gather what it needs to decide on this call (fail closed). Report this to your caller.` };
+  }
+
+  /** Real paths of the usual path arguments, so most calls need one round only. */
+  function preResolve(tool, args) {
+    const resolved = {};
+    for (const key of ["filePath", "path"]) {
+      const given = args?.[key];
+      if (typeof given === "string" && given && !given.startsWith("~")) {
+        resolved[given] = realPath(path.resolve(baseDir, given));
+      }
+    }
+    return resolved;
+  }
+
+  function logDecision(decision, tool, agent) {
+    const line = `${new Date().toISOString()} ${decision.verdict} ${tool} @${agent ?? "?"} ${decision.ruleId ?? ""}` +
+      (decision.unclassified ? " (unclassified tool)" : "");
+    appendLog("nso.log", line);
+    for (const extra of decision.log ?? []) appendLog("nso.log", `${new Date().toISOString()} ${extra}`);
+  }
+
   function agentOf(sessionID) {
     return sessions.get(sessionID)?.agent;
   }
@@ -269,13 +362,11 @@ export function createNso({ directory, worktree } = {}) {
         throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`);
       }
     } else {
-      const request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
-      const json = withEngine((e) => e.decide(JSON.stringify(request)));
-      if (json !== undefined) {
-        const decision = JSON.parse(json);
-        const line = `${new Date().toISOString()} ${decision.verdict} ${tool} @${agent ?? "?"} ${decision.ruleId ?? ""}`;
-        appendLog("nso.log", line);
+      const decision = decide({ sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root });
+      if (decision) {
+        logDecision(decision, tool, agent);
         if (decision.verdict === "block") throw blockError(decision.message);
+        if (decision.notices?.length) pendingNotices.set(input.callID, decision.notices);
       }
     }
     const scripts = hookScripts("pre");
@@ -292,6 +383,12 @@ export function createNso({ directory, worktree } = {}) {
   }
 
   async function afterTool(input, output) {
+    if (!READ_TOOLS.has(input.tool)) forgetRealPaths();
+    const notices = pendingNotices.get(input.callID);
+    if (notices) {
+      pendingNotices.delete(input.callID);
+      output.output = `${output.output ?? ""}\n\n${notices.map((n) => `[${n}]`).join("\n")}`;
+    }
     if (state.failure && !state.failureShown.has(input.sessionID)) {
       state.failureShown.add(input.sessionID);
       output.output = `${output.output ?? ""}\n\n[${failureText()}]`;
@@ -329,9 +426,9 @@ export const NsoPlugin = async (input = {}) => {
         if (event?.type === "session.created") nso.sessionCreated(props.info);
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           nso.noteAgent(props.info.sessionID, props.info.agent);
-        } else if ((event?.type === "file.edited" || event?.type === "file.watcher.updated") &&
-          String(props.file ?? "").endsWith(CONFIG_FILE)) {
-          nso.load();
+        } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {
+          forgetRealPaths();
+          if (String(props.file ?? "").endsWith(CONFIG_FILE)) nso.load();
         }
       } catch (error) {
         console.error(`[nso] event ${event?.type}: ${error.message}`);

@@ -415,7 +415,12 @@ mod schema_tests {
     const SCHEMA: &str = include_str!("../../schema/nso.schema.json");
 
     fn keys(v: &Value) -> Vec<String> {
-        let mut k: Vec<String> = v["properties"].as_object().unwrap().keys().cloned().collect();
+        let mut k: Vec<String> = v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         k.sort();
         k
     }
@@ -437,10 +442,22 @@ mod schema_tests {
         assert_eq!(keys(memory), sorted(&MEMORY_KEYS));
         assert_eq!(keys(hooks), sorted(&HOOKS_KEYS));
         let d = Config::default();
-        assert_eq!(memory["properties"]["files"]["default"], serde_json::json!(d.memory.files));
-        assert_eq!(memory["properties"]["maxBytes"]["default"], d.memory.max_bytes);
-        assert_eq!(memory["properties"]["maxBytesPerFile"]["default"], d.memory.max_bytes_per_file);
-        assert_eq!(hooks["properties"]["timeoutMs"]["default"], d.hooks.timeout_ms);
+        assert_eq!(
+            memory["properties"]["files"]["default"],
+            serde_json::json!(d.memory.files)
+        );
+        assert_eq!(
+            memory["properties"]["maxBytes"]["default"],
+            d.memory.max_bytes
+        );
+        assert_eq!(
+            memory["properties"]["maxBytesPerFile"]["default"],
+            d.memory.max_bytes_per_file
+        );
+        assert_eq!(
+            hooks["properties"]["timeoutMs"]["default"],
+            d.hooks.timeout_ms
+        );
         assert_eq!(schema["properties"]["logDir"]["default"], d.log_dir);
     }
 }

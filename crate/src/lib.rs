@@ -7,6 +7,7 @@
 pub mod authority;
 pub mod config;
 pub mod session;
+pub mod shell;
 
 #[cfg(target_family = "wasm")]
 mod wasm;

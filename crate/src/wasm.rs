@@ -29,7 +29,12 @@ fn js_error(code: &str, message: &str) -> JsValue {
 fn config_error(e: &config::ConfigError) -> JsValue {
     let error = js_error(e.code, &e.to_string());
     let problem = format!("{}: {}: {}", e.file, e.path, e.problem);
-    for (key, value) in [("file", &e.file), ("path", &e.path), ("fix", &e.fix), ("problem", &problem)] {
+    for (key, value) in [
+        ("file", &e.file),
+        ("path", &e.path),
+        ("fix", &e.fix),
+        ("problem", &problem),
+    ] {
         let _ = js_sys::Reflect::set(&error, &key.into(), &value.as_str().into());
     }
     error
@@ -54,17 +59,55 @@ pub struct Nso {
     engine: authority::Engine,
 }
 
+fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
+    let Some(first) = errors.first() else {
+        return js_error("internal", "policy error without detail");
+    };
+    let more = match errors.0.len() {
+        1 => String::new(),
+        n => format!(" ({} more problems: run `nso check` to list them)", n - 1),
+    };
+    let problem = format!("{file}: {}: {}{more}", first.path, first.message);
+    let error = js_error(
+        &format!("config_{}", first.code),
+        &format!("{problem}. Fix: {}", first.hint),
+    );
+    for (key, value) in [
+        ("file", file),
+        ("path", &first.path),
+        ("fix", &first.hint),
+        ("problem", &problem),
+    ] {
+        let _ = js_sys::Reflect::set(&error, &key.into(), &value.into());
+    }
+    error
+}
+
+/// What the shim must look up before the engine can decide: real paths (symlinks), current
+/// contents, and whether files exist.
+#[derive(Serialize, Default)]
+struct Need {
+    resolve: Vec<String>,
+    content: Vec<String>,
+    exists: Vec<String>,
+}
+
 #[wasm_bindgen]
 impl Nso {
     /// Parses the config text of `config_file` (`undefined` when the file does not exist)
-    /// and compiles the policy. Throws an Error with `code`, `file`, `path` and `fix`.
+    /// and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
+    /// `fix`.
     #[wasm_bindgen(constructor)]
     pub fn new(config_file: &str, config_text: Option<String>) -> Result<Nso, JsValue> {
         let config =
             config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
-        let engine = authority::Engine::new(&config.authority, config_file)
-            .map_err(|e| js_error("config_policy", &e))?;
-        Ok(Nso { config, engine })
+        let policy =
+            authority::Policy::from_config_value(&config.authority, config_file, "authority")
+                .map_err(|e| policy_error(config_file, &e))?;
+        Ok(Nso {
+            config,
+            engine: authority::Engine::new(policy),
+        })
     }
 
     /// The effective configuration (defaults filled in) as a plain object.
@@ -107,26 +150,73 @@ impl Nso {
         session::alive_line(session_id, now_iso)
     }
 
-    /// Paths whose current content the engine needs before deciding on this request (JSON).
-    #[wasm_bindgen(js_name = requiredContent)]
-    pub fn required_content(&self, request_json: &str) -> Result<Vec<String>, JsValue> {
-        let request = parse_request(request_json)?;
-        Ok(self.engine.required_content(&request))
-    }
-
-    /// Decides on a tool call given as JSON. Returns `undefined` for a plain allow (the hot
-    /// path converts nothing), else the decision as JSON text.
+    /// Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
+    /// worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
+    /// hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
+    /// shim must look things up and call again; else the decision as JSON.
     #[wasm_bindgen(js_name = decide)]
     pub fn decide(&mut self, request_json: &str) -> Result<Option<String>, JsValue> {
         let request = parse_request(request_json)?;
+        let (resolve, content, exists) = self.engine.lookups(&request);
+        let need = Need {
+            resolve,
+            content,
+            exists,
+        };
+        if !(need.resolve.is_empty() && need.content.is_empty() && need.exists.is_empty()) {
+            return json(&serde_json::json!({ "need": need })).map(Some);
+        }
         let decision = self.engine.decide(&request);
-        if decision.verdict == authority::Verdict::Allow && decision.message.is_none() {
+        let plain = decision.verdict == authority::Verdict::Allow
+            && decision.notices.is_empty()
+            && decision.log.is_empty()
+            && !decision.unclassified;
+        if plain {
             return Ok(None);
         }
-        serde_json::to_string(&decision)
-            .map(Some)
-            .map_err(|e| js_error("internal", &e.to_string()))
+        json(&decision).map(Some)
     }
+
+    /// The decision on a call without counting it (for `nso explain --json`), as JSON.
+    #[wasm_bindgen(js_name = evaluate)]
+    pub fn evaluate(&self, request_json: &str) -> Result<String, JsValue> {
+        json(&self.engine.evaluate(&parse_request(request_json)?))
+    }
+
+    /// A human-readable account of how a call is decided (for `nso explain`).
+    #[wasm_bindgen(js_name = explain)]
+    pub fn explain(&self, request_json: &str) -> Result<String, JsValue> {
+        Ok(self.engine.explain(&parse_request(request_json)?))
+    }
+
+    /// Forgets a session's repeat counters.
+    #[wasm_bindgen(js_name = forgetSession)]
+    pub fn forget_session(&mut self, session_id: &str) {
+        self.engine.forget_session(session_id);
+    }
+}
+
+/// How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.
+#[wasm_bindgen(js_name = classify)]
+pub fn classify(tool: &str, args_json: &str) -> Result<String, JsValue> {
+    let args: serde_json::Value = serde_json::from_str(args_json)
+        .map_err(|e| js_error("bad_input", &format!("tool arguments: {e}")))?;
+    let class = authority::classify(tool, &args);
+    json(&serde_json::json!({
+        "kind": format!("{:?}", class.kind).to_lowercase(),
+        "unclassified": class.unclassified,
+        "operations": class.ops.len(),
+    }))
+}
+
+/// The JSON Schema of the `authority` section.
+#[wasm_bindgen(js_name = policySchema)]
+pub fn policy_schema() -> String {
+    authority::POLICY_SCHEMA.to_string()
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String, JsValue> {
+    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string()))
 }
 
 #[derive(serde::Deserialize)]

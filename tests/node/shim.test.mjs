@@ -118,6 +118,7 @@ test("an invalid config fails closed for write-class tools and says how to fix i
   // Fixing the file takes effect at the next session.
   fs.writeFileSync(path.join(dir, ".opencode/nso.json"), "{}");
   await hooks.event(sessionCreated("ses_2"));
+  await hooks["chat.params"](...chatParams("ses_2", "build"));
   assert.equal(await before(hooks, "ses_2", "write", { filePath: "a.txt", content: "" }), null);
 });
 

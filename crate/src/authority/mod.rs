@@ -1,83 +1,94 @@
-//! Interim authority engine: only the outside-the-project rule. Replaced by the full engine.
+//! NSO's authority engine: may this agent make this tool call?
+//!
+//! Pure: text and structs in, decisions out (no I/O, no clock). The JS shim resolves
+//! symlinks, reads the few files the engine asks for, and turns a block into a thrown error.
+//!
+//! ```text
+//! let policy = Policy::from_config_json(nso_json_policy_part, ".opencode/nso.json")?;
+//! let mut engine = Engine::new(policy);
+//! let needs = engine.required_content(&request);   // shim reads these files
+//! let decision = engine.decide(&request_with_contents);
+//! ```
+//!
+//! # How a call is decided
+//!
+//! A tool call is split into **operations** ([`classify`]): read, write, create or delete of a
+//! path; a git/gh operation; or an **opaque** shell step (eval, a variable as the program,
+//! an interpreter one-liner, anything unparseable). Each operation is decided on its own;
+//! the call is blocked if any operation is blocked, and the message names the first.
+//!
+//! For one operation by agent *A* on target *T*:
+//!
+//! 1. **Identity.** *A* is matched by name, alias or display name (case-insensitive, leading
+//!    `@` ignored; `"Name (Role)"` also tries `Name`). An unknown or missing agent may read
+//!    (and run read-only git); anything else is blocked by `<policy>.unknown_agent`.
+//! 2. **Target.** Paths are normalised lexically against the worktree (`.`, `..`, `//`,
+//!    trailing `/`; `~` is outside); symlinks resolved by the shim are decided on their real
+//!    target (a delete checks the link and the target). Relative globs match paths inside the
+//!    project, absolute globs (`/tmp/**`) only paths outside it. A delete, and a shell path only
+//!    known at run time (`rm src/$X`: its literal prefix folder), cover everything below the
+//!    target: a blocking rule that matches anything below it applies (ranked as least
+//!    specific), while an allow applies only if it matches the target and none of its `except`
+//!    globs matches anything below it.
+//! 3. **Matching rules** are the enabled rules that name *A* (or `*`, or an agent *A* is
+//!    `like`), name the operation, match *T* (a pattern in `paths` and none in `except`), and,
+//!    if they list `tools`, name this tool. Sacred areas (plan files) take part as rules: for
+//!    everyone but their authors they are a block, except that a ticker's change that only
+//!    turns `- [ ]` into `- [x]` counts as an allow. An `exclusive` allow rule ("only these
+//!    agents") counts as a block for every agent it does not name.
+//! 4. **Block wins.** If any matching rule blocks, the operation is blocked by it; if several
+//!    do, by the most specific pattern (longest literal prefix), ties broken by rule id.
+//! 5. **Else allow.** If any matching rule allows, the operation is allowed.
+//! 6. **Else the default** for *A* and the operation kind: the agent's `defaults`, else those
+//!    of an agent it is `like`, else the policy's `defaults`, else built in (read: allow;
+//!    write, create, delete, git, opaque: block). Reported as `<policy>.default.<kind>`. A
+//!    write, create or delete outside the project that no rule allows is blocked by
+//!    `<policy>.outside_project` instead; an unusable path by `<policy>.invalid_path`.
+//! 7. **Content.** If allowed and *T* is in an append-only area for *A*, the change must keep
+//!    the old content as an exact prefix (appends only; deletes blocked); NSO computes the
+//!    new content itself from `write`/`edit`/`multiedit`/`apply_patch` and the old content
+//!    the shim sent, and fails closed when it cannot (shell writes other than `>>`, unified
+//!    diffs, unknown tools, a missing old content).
+//! 8. **Reminders.** If still allowed, matching `soft` rules make the verdict `soft` (their
+//!    text is appended to the tool output) and matching `warn` rules make it `warn` (logged).
+//!    `soft` and `warn` never grant anything by themselves.
+//!
+//! The order of rules in a file never matters. Deny beats allow, so adding an allow rule
+//! cannot open a hole in a preset's block rule (or an `exclusive` rule): override that rule
+//! by its id instead — with a narrower replacement, or `{"id": "...", "disabled": true}`.
+//! Read-only git (status, log, diff, fetch, …) is always allowed.
 
-use serde_json::Value;
-use std::collections::HashMap;
+mod config;
+mod content;
+mod engine;
+mod evaluate;
+mod glob;
+mod merge;
+mod message;
+mod patch;
+mod paths;
+mod policy;
+mod tools;
 
-/// A tool call to decide on.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Request {
-    pub session_id: String,
-    pub agent: Option<String>,
-    pub tool: String,
-    pub args: Value,
-    pub directory: String,
-    pub worktree: String,
-    #[serde(default)]
-    pub resolved: HashMap<String, String>,
-    #[serde(default)]
-    pub contents: HashMap<String, Option<String>>,
-}
+pub use config::{
+    codes, parse_raw, parse_raw_value, ConfigError, ConfigErrors, Effect, RawAgent, RawAppendOnly,
+    RawDefaults, RawOp, RawOutside, RawPolicy, RawRule, RawSacred, RawTool, ToolClass,
+    GIT_OP_NAMES,
+};
+pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
+pub use engine::{CheckedOp, Decision, Engine, Request, Verdict};
+pub use glob::{Glob, GlobError};
+pub use patch::{
+    apply_update, parse as parse_patch, unified_diff_files, Hunk, HunkLine, Patch, PatchAction,
+    PatchFile,
+};
+pub use paths::{absolute, Location, Roots};
+pub use policy::{
+    git_op_name, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec, PRESETS,
+};
+pub use tools::{
+    classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, READ_TOOLS,
+};
 
-/// The verdict of a decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Allow,
-    Block,
-    Soft,
-    Warn,
-}
-
-/// A decision with its explanation.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Decision {
-    pub verdict: Verdict,
-    pub rule_id: Option<String>,
-    pub message: Option<String>,
-}
-
-/// The compiled policy.
-pub struct Engine;
-
-impl Engine {
-    pub fn new(_policy: &Value, _source: &str) -> Result<Engine, String> {
-        Ok(Engine)
-    }
-    pub fn required_content(&self, _req: &Request) -> Vec<String> {
-        vec![]
-    }
-    pub fn decide(&mut self, req: &Request) -> Decision {
-        let path = req
-            .args
-            .get("filePath")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if matches!(req.tool.as_str(), "write" | "edit") && !path.is_empty() {
-            let abs = if path.starts_with('/') {
-                path.to_string()
-            } else {
-                format!("{}/{}", req.directory, path)
-            };
-            let real = req.resolved.get(path).cloned().unwrap_or(abs);
-            let root = format!("{}/", req.worktree.trim_end_matches('/'));
-            if !real.starts_with(&root) {
-                return Decision {
-                    verdict: Verdict::Block,
-                    rule_id: Some("nso.outside_project".into()),
-                    message: Some(format!(
-                        "NSO blocked {} for @{}: {real} is outside the project.",
-                        req.tool,
-                        req.agent.as_deref().unwrap_or("?")
-                    )),
-                };
-            }
-        }
-        Decision {
-            verdict: Verdict::Allow,
-            rule_id: None,
-            message: None,
-        }
-    }
-}
+/// The JSON Schema (draft 2020-12) of the policy keys of `.opencode/nso.json`.
+pub const POLICY_SCHEMA: &str = include_str!("../../presets/policy.schema.json");

@@ -1,0 +1,892 @@
+//! The engine: evaluates a tool call against the policy. See the module docs of
+//! [`crate::authority`] for the evaluation order.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::shell::Cwd;
+
+use super::config::Effect;
+use super::content::Change;
+use super::message::{self, Action};
+use super::paths::{Location, Roots};
+use super::policy::{
+    git_op_name, git_slot, Policy, DEFAULT_NAMES, SLOT_CREATE, SLOT_DELETE, SLOT_OPAQUE, SLOT_READ,
+    SLOT_WRITE,
+};
+use super::tools::{classify_with, Classification, OpKind, Target, ToolKind, ToolOp};
+
+/// One tool call to decide.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Request {
+    /// OpenCode session id (repeat counting is per session).
+    pub session_id: String,
+    /// Agent name as OpenCode reports it (name or display name); `None` when unknown.
+    pub agent: Option<String>,
+    /// Tool id, e.g. `write`, `bash`, `apply_patch`.
+    pub tool: String,
+    /// Tool arguments as the model sent them.
+    pub args: Value,
+    /// OpenCode's `directory` (absolute; relative paths are resolved against it).
+    pub directory: String,
+    /// OpenCode's `worktree` (absolute project root).
+    pub worktree: String,
+    /// Symlinks resolved by the shim: path as given in the args, or its normalised absolute
+    /// form → real absolute path.
+    pub resolved: HashMap<String, String>,
+    /// Current content of files the engine asked for ([`Engine::required_content`]),
+    /// keyed by absolute path; `null` = the file does not exist (empty old content).
+    pub contents: HashMap<String, Option<String>>,
+    /// Whether files exist, keyed by absolute path ([`Engine::required_exists`]).
+    pub exists: HashMap<String, bool>,
+}
+
+/// Outcome of a decision or of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Runs.
+    Allow,
+    /// Does not run; `message` goes to the agent.
+    Block,
+    /// Runs; `notices` are appended to the tool output.
+    Soft,
+    /// Runs; `log` lines are written.
+    Warn,
+}
+
+/// One operation that was checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckedOp {
+    /// `read`, `write`, `create`, `delete`, `git` or `opaque`.
+    pub op: &'static str,
+    /// The git operation (snake_case) for `git`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_op: Option<&'static str>,
+    /// Path (relative inside the project, absolute outside), git subcommand, or opaque detail.
+    pub target: String,
+    /// The path as given, when a symlink was resolved to `target`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via_symlink: Option<String>,
+    /// The bash step it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// Outcome for this operation.
+    pub verdict: Verdict,
+    /// Rule that decided it.
+    pub rule_id: String,
+    /// Where that rule is defined.
+    pub rule_source: String,
+}
+
+/// The engine's answer for one tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// Overall outcome: block if any operation is blocked.
+    pub verdict: Verdict,
+    /// Rule behind the verdict (the first blocked operation's, for a block).
+    pub rule_id: String,
+    /// Where that rule is defined.
+    pub rule_source: String,
+    /// Canonical agent name, or the name as given when the agent is unknown.
+    pub agent: Option<String>,
+    /// Tool id.
+    pub tool: String,
+    /// Every operation checked.
+    pub operations: Vec<CheckedOp>,
+    /// Message for the agent (block only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Reminders to append to the tool output (soft).
+    pub notices: Vec<String>,
+    /// Log lines (warn, and unclassified tools).
+    pub log: Vec<String>,
+    /// The tool is unknown and has no path-like arguments: allowed, but reported.
+    pub unclassified: bool,
+    /// How many times this exact call was refused before in this session.
+    pub repeats: u32,
+}
+
+/// Maximum sessions whose repeat counters are kept (oldest forgotten first).
+const MAX_SESSIONS: usize = 256;
+/// Maximum distinct blocked calls remembered per session.
+const MAX_BLOCKED_PER_SESSION: usize = 1024;
+
+/// The authority engine: a compiled policy plus per-session repeat counters.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub(super) policy: Policy,
+    sessions: HashMap<String, HashMap<u64, u32>>,
+    order: VecDeque<String>,
+}
+
+/// Why an operation got its verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum By {
+    Rule(usize),
+    Sacred(usize),
+    AppendOnly(usize),
+    Default(usize),
+    Outside,
+    Invalid(&'static str),
+    UnknownAgent,
+    MissingAgent,
+    GitRead,
+}
+
+/// Result of evaluating one operation.
+#[derive(Debug, Clone)]
+pub(crate) struct OpOutcome {
+    pub verdict: Verdict,
+    pub by: By,
+    /// Soft/warn rules that apply (indices into rules), when allowed.
+    pub notices: Vec<usize>,
+    /// Extra explanation (content rules).
+    pub detail: Option<String>,
+}
+
+impl OpOutcome {
+    pub(crate) fn new(verdict: Verdict, by: By) -> OpOutcome {
+        OpOutcome {
+            verdict,
+            by,
+            notices: Vec::new(),
+            detail: None,
+        }
+    }
+}
+
+/// Collects explanation lines when `nso explain` asks for them.
+pub(crate) struct Trace {
+    pub lines: Option<Vec<String>>,
+}
+
+impl Trace {
+    pub(crate) fn add(&mut self, f: impl FnOnce() -> String) {
+        if let Some(l) = &mut self.lines {
+            l.push(f());
+        }
+    }
+}
+
+/// A path operation with its location resolved.
+pub(crate) struct PathCtx<'x> {
+    pub loc: Location,
+    /// Absolute form (key of `contents`/`exists`), when known.
+    pub abs: Option<String>,
+    /// The path as given.
+    pub given: &'x str,
+    /// Given path's location when a symlink was resolved (deletes check both).
+    pub link: Option<Location>,
+    /// The operation counts for everything below `loc` (deletes, dynamic shell paths).
+    pub below: bool,
+}
+
+/// Who the caller is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    Known(usize),
+    Unknown,
+    Missing,
+}
+
+impl Engine {
+    /// Creates an engine for a compiled policy.
+    pub fn new(policy: Policy) -> Engine {
+        Engine {
+            policy,
+            sessions: HashMap::new(),
+            order: VecDeque::new(),
+        }
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Replaces the policy (after `.opencode/nso.json` changed), keeping repeat counters.
+    pub fn set_policy(&mut self, policy: Policy) {
+        self.policy = policy;
+    }
+
+    /// Decides a call and counts repeated identical blocks per session. The message of a
+    /// block repeated in the same session says how often it was refused already.
+    pub fn decide(&mut self, req: &Request) -> Decision {
+        let mut d = self.evaluate(req);
+        if d.verdict == Verdict::Block {
+            let key = call_hash(req);
+            let n = self.bump(&req.session_id, key);
+            d.repeats = n - 1;
+            if n >= 2 {
+                if let Some(m) = &mut d.message {
+                    m.push_str(&format!(
+                        " This exact call was already refused {} time{} in this session: stop retrying, and report the block to your caller.",
+                        n - 1,
+                        if n == 2 { "" } else { "s" }
+                    ));
+                }
+            }
+        }
+        d
+    }
+
+    /// Forgets a session's repeat counters (call on session end).
+    pub fn forget_session(&mut self, session_id: &str) {
+        self.sessions.remove(session_id);
+        self.order.retain(|s| s != session_id);
+    }
+
+    fn bump(&mut self, session: &str, key: u64) -> u32 {
+        if !self.sessions.contains_key(session) {
+            if self.order.len() >= MAX_SESSIONS {
+                if let Some(old) = self.order.pop_front() {
+                    self.sessions.remove(&old);
+                }
+            }
+            self.order.push_back(session.to_string());
+            self.sessions.insert(session.to_string(), HashMap::new());
+        }
+        let map = self.sessions.get_mut(session).expect("inserted above");
+        if map.len() >= MAX_BLOCKED_PER_SESSION && !map.contains_key(&key) {
+            map.clear();
+        }
+        let n = map.entry(key).or_insert(0);
+        *n = n.saturating_add(1);
+        *n
+    }
+
+    /// Decides a call without touching repeat counters.
+    pub fn evaluate(&self, req: &Request) -> Decision {
+        self.run(req, &mut Trace { lines: None })
+    }
+
+    /// A multi-line, human-readable account of how a call is decided (for `nso explain`).
+    pub fn explain(&self, req: &Request) -> String {
+        let mut trace = Trace {
+            lines: Some(Vec::new()),
+        };
+        let d = self.run(req, &mut trace);
+        message::explain_text(&self.policy, req, &d, trace.lines.unwrap_or_default())
+    }
+
+    /// Absolute paths whose current content the engine needs to decide `req` (append-only
+    /// and sacred files, and sources of patch moves onto them). The shim reads them and
+    /// passes them in [`Request::contents`] (`null` for a missing file).
+    pub fn required_content(&self, req: &Request) -> Vec<String> {
+        self.required_content_in(req, &self.classify(req))
+    }
+
+    fn required_content_in(&self, req: &Request, class: &Classification) -> Vec<String> {
+        let Caller::Known(agent) = self.caller(req) else {
+            return Vec::new();
+        };
+        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
+        let mut out: Vec<String> = Vec::new();
+        for op in &class.ops {
+            if matches!(op.kind, OpKind::Read | OpKind::Git(_) | OpKind::Opaque) {
+                continue;
+            }
+            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+                continue;
+            };
+            let Location::Inside(rel) = &ctx.loc else {
+                continue;
+            };
+            let protected = self.append_only_for(agent, rel).is_some()
+                || self.sacred_for(rel, false).is_some_and(|si| {
+                    let s = &self.policy.sacred[si];
+                    s.tickers.contains(&agent) && !s.authors.contains(&agent)
+                });
+            if !protected || !op.change.needs_old() {
+                continue;
+            }
+            if let Some(a) = &ctx.abs {
+                push_unique(&mut out, a.clone());
+            }
+            if let Change::Hunks {
+                from: Some(src), ..
+            } = &op.change
+            {
+                let src_loc = self.base_roots(req, &roots, op).locate(src);
+                if let Some(a) = roots.absolute_of(&src_loc) {
+                    push_unique(&mut out, a);
+                }
+            }
+        }
+        out
+    }
+
+    /// Absolute paths the call touches whose real location (symlinks) the shim has not
+    /// reported in [`Request::resolved`] (under the path as given, or its absolute form).
+    /// The shim resolves them and asks again, so a link inside the project that points
+    /// elsewhere is decided on its real target.
+    pub fn unresolved_paths(&self, req: &Request) -> Vec<String> {
+        self.unresolved_paths_in(req, &self.classify(req))
+    }
+
+    /// Everything the shim must look up before [`Engine::decide`] can answer, from one
+    /// classification of the call: `(unresolved paths, contents, existence)`, each without
+    /// what the request already carries.
+    pub fn lookups(&self, req: &Request) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let class = self.classify(req);
+        let resolve = self.unresolved_paths_in(req, &class);
+        let mut content = self.required_content_in(req, &class);
+        content.retain(|p| !req.contents.contains_key(p));
+        let mut exists = self.required_exists_in(req, &class);
+        exists.retain(|p| !req.exists.contains_key(p));
+        (resolve, content, exists)
+    }
+
+    fn unresolved_paths_in(&self, req: &Request, class: &Classification) -> Vec<String> {
+        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
+        let mut out = Vec::new();
+        for op in &class.ops {
+            if req.resolved.contains_key(op_given(op)) {
+                continue;
+            }
+            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+                continue;
+            };
+            if let Some(abs) = ctx.abs.filter(|a| !req.resolved.contains_key(a)) {
+                push_unique(&mut out, abs);
+            }
+        }
+        out
+    }
+
+    /// Absolute paths of `write` calls whose verdict depends on whether the file exists
+    /// (the agent may create but not change it, or the reverse). The shim passes the answers
+    /// in [`Request::exists`]; without them both rights are required.
+    pub fn required_exists(&self, req: &Request) -> Vec<String> {
+        self.required_exists_in(req, &self.classify(req))
+    }
+
+    fn required_exists_in(&self, req: &Request, class: &Classification) -> Vec<String> {
+        let Caller::Known(agent) = self.caller(req) else {
+            return Vec::new();
+        };
+        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
+        let mut out = Vec::new();
+        let mut t = Trace { lines: None };
+        for op in class.ops.iter().filter(|o| o.kind == OpKind::CreateOrWrite) {
+            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+                continue;
+            };
+            if self.existence(req, &ctx).is_some() {
+                continue;
+            }
+            let w = self.role_path(
+                Caller::Known(agent),
+                SLOT_WRITE,
+                &ctx,
+                &req.tool,
+                &mut || Ok(()),
+                &mut t,
+            );
+            let c = self.role_path(
+                Caller::Known(agent),
+                SLOT_CREATE,
+                &ctx,
+                &req.tool,
+                &mut || Ok(()),
+                &mut t,
+            );
+            if (w.verdict == Verdict::Block) != (c.verdict == Verdict::Block) {
+                if let Some(a) = ctx.abs {
+                    push_unique(&mut out, a);
+                }
+            }
+        }
+        out
+    }
+
+    fn classify<'a>(&'a self, req: &'a Request) -> Classification<'a> {
+        let lookup = |t: &str| self.policy.tools.get(t);
+        classify_with(&req.tool, &req.args, Some(&lookup))
+    }
+
+    pub(crate) fn caller(&self, req: &Request) -> Caller {
+        match req.agent.as_deref().map(str::trim) {
+            None | Some("") => Caller::Missing,
+            Some(a) => match self.policy.resolve_agent(a) {
+                Some(i) => Caller::Known(i),
+                None => Caller::Unknown,
+            },
+        }
+    }
+
+    fn run(&self, req: &Request, trace: &mut Trace) -> Decision {
+        let p = &self.policy;
+        let caller = self.caller(req);
+        let agent_name = match caller {
+            Caller::Known(i) => Some(p.agents[i].name.clone()),
+            _ => req.agent.clone().filter(|a| !a.trim().is_empty()),
+        };
+        trace.add(|| match caller {
+            Caller::Known(i) => format!(
+                "agent: {:?} is @{}",
+                req.agent.as_deref().unwrap_or(""),
+                p.agents[i].name
+            ),
+            Caller::Unknown => format!(
+                "agent: {:?} is not an agent of this policy",
+                req.agent.as_deref().unwrap_or("")
+            ),
+            Caller::Missing => "agent: none recorded for this session".to_string(),
+        });
+        let class = self.classify(req);
+        trace.add(|| {
+            format!(
+                "tool: {} ({}), {} operation{}",
+                req.tool,
+                match class.kind {
+                    ToolKind::Read => "read-class",
+                    ToolKind::Write => "write-class",
+                    ToolKind::Shell => "shell",
+                    ToolKind::Unknown => "unknown tool",
+                },
+                class.ops.len(),
+                if class.ops.len() == 1 { "" } else { "s" }
+            )
+        });
+        let roots = Roots::new(&req.worktree, &req.directory, p.case_insensitive);
+        let mut checked = Vec::with_capacity(class.ops.len());
+        let mut first_block: Option<(usize, OpOutcome, Action)> = None;
+        let mut notices: Vec<usize> = Vec::new();
+        let mut default_notices: Vec<(usize, Verdict)> = Vec::new();
+        let mut soft_first: Option<usize> = None;
+        let mut warn_first: Option<usize> = None;
+        for (i, op) in class.ops.iter().enumerate() {
+            let (outcome, action, kind_label, git_op, via_symlink) =
+                self.eval_op(req, &roots, caller, op, trace);
+            let (id, source) = self.rule_ref(&outcome.by, caller);
+            trace.add(|| {
+                format!(
+                    "  => {} by {} ({})",
+                    verdict_word(outcome.verdict),
+                    id,
+                    source
+                )
+            });
+            match outcome.verdict {
+                Verdict::Block => {
+                    if first_block.is_none() {
+                        first_block = Some((i, outcome.clone(), action.clone()));
+                    }
+                }
+                Verdict::Soft => {
+                    soft_first.get_or_insert(i);
+                }
+                Verdict::Warn => {
+                    warn_first.get_or_insert(i);
+                }
+                Verdict::Allow => {}
+            }
+            if outcome.verdict != Verdict::Block {
+                for &n in &outcome.notices {
+                    if !notices.contains(&n) {
+                        notices.push(n);
+                    }
+                }
+                if let By::Default(slot) = outcome.by {
+                    let agent = match caller {
+                        Caller::Known(a) => Some(a),
+                        _ => None,
+                    };
+                    match p.default_for(agent, slot).0 {
+                        Effect::Soft => default_notices.push((slot, Verdict::Soft)),
+                        Effect::Warn => default_notices.push((slot, Verdict::Warn)),
+                        _ => {}
+                    }
+                }
+            }
+            checked.push(CheckedOp {
+                op: kind_label,
+                git_op,
+                target: action.target.clone(),
+                via_symlink,
+                snippet: op.step.as_ref().map(|s| s.snippet.clone()),
+                verdict: outcome.verdict,
+                rule_id: id,
+                rule_source: source,
+            });
+        }
+
+        let mut d = Decision {
+            verdict: Verdict::Allow,
+            rule_id: String::new(),
+            rule_source: String::new(),
+            agent: agent_name,
+            tool: req.tool.clone(),
+            operations: Vec::new(),
+            message: None,
+            notices: Vec::new(),
+            log: Vec::new(),
+            unclassified: class.unclassified,
+            repeats: 0,
+        };
+        if let Some((i, outcome, action)) = first_block {
+            d.verdict = Verdict::Block;
+            d.rule_id = checked[i].rule_id.clone();
+            d.rule_source = checked[i].rule_source.clone();
+            let others = checked
+                .iter()
+                .filter(|c| c.verdict == Verdict::Block)
+                .count()
+                - 1;
+            let who = self.who_may(req, &roots, caller, &class.ops[i], &outcome);
+            d.message = Some(message::block_message(
+                p,
+                req,
+                caller,
+                &action,
+                &outcome,
+                (&d.rule_id, &d.rule_source),
+                &who,
+                others,
+            ));
+        } else {
+            let pick = soft_first
+                .or(warn_first)
+                .or_else(|| checked.iter().position(|c| c.op != "read"))
+                .or(if checked.is_empty() { None } else { Some(0) });
+            d.verdict = if soft_first.is_some() {
+                Verdict::Soft
+            } else if warn_first.is_some() {
+                Verdict::Warn
+            } else {
+                Verdict::Allow
+            };
+            match pick {
+                Some(i) => {
+                    d.rule_id = checked[i].rule_id.clone();
+                    d.rule_source = checked[i].rule_source.clone();
+                }
+                None => {
+                    d.rule_id = p.rule_id(if class.unclassified {
+                        "unclassified"
+                    } else {
+                        "no_operations"
+                    });
+                    d.rule_source = p.builtin_source();
+                }
+            }
+            for &n in &notices {
+                let r = &p.rules[n];
+                let target = checked.first().map(|c| c.target.as_str()).unwrap_or("");
+                match r.effect {
+                    Effect::Soft => d.notices.push(message::soft_notice(r)),
+                    Effect::Warn => {
+                        d.log
+                            .push(message::warn_line(r, d.agent.as_deref(), &req.tool, target))
+                    }
+                    _ => {}
+                }
+            }
+            for (slot, v) in default_notices {
+                let id = p.rule_id(&format!(
+                    "default.{}",
+                    DEFAULT_NAMES[super::policy::default_category(slot)]
+                ));
+                let text = format!("NSO reminder ({id}): this operation is allowed by default but flagged by the policy.");
+                match v {
+                    Verdict::Soft => d.notices.push(text),
+                    _ => d.log.push(text),
+                }
+            }
+        }
+        if class.unclassified {
+            d.log.push(format!(
+                "NSO: tool `{}` is not classified (no path-like arguments); allowed. Add it to `tools` in .opencode/nso.json to govern it.",
+                req.tool
+            ));
+        }
+        d.operations = checked;
+        d
+    }
+
+    /// Evaluates one classified operation.
+    #[allow(clippy::type_complexity)]
+    fn eval_op(
+        &self,
+        req: &Request,
+        roots: &Roots,
+        caller: Caller,
+        op: &ToolOp,
+        trace: &mut Trace,
+    ) -> (
+        OpOutcome,
+        Action,
+        &'static str,
+        Option<&'static str>,
+        Option<String>,
+    ) {
+        let snippet = op.step.as_ref().map(|s| s.snippet.clone());
+        match (&op.kind, &op.target) {
+            (OpKind::Git(g), Target::Git { subcommand }) => {
+                let action = Action::git(*g, subcommand, snippet);
+                trace.add(|| format!("operation: git {} ({})", git_op_name(*g), action.target));
+                let out = match git_slot(*g) {
+                    None => {
+                        trace.add(|| "  read-only git is always allowed".to_string());
+                        OpOutcome::new(Verdict::Allow, By::GitRead)
+                    }
+                    Some(slot) => self.role_slot(caller, slot, &req.tool, trace),
+                };
+                (out, action, "git", Some(git_op_name(*g)), None)
+            }
+            (OpKind::Opaque, Target::Opaque { reason, detail }) => {
+                let action = Action::opaque(*reason, detail, snippet);
+                trace.add(|| format!("operation: opaque ({})", action.target));
+                (
+                    self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                    action,
+                    "opaque",
+                    None,
+                    None,
+                )
+            }
+            (kind, Target::Path(_)) => {
+                let Some(ctx) = self.path_ctx(req, roots, op, false) else {
+                    // A relative path after `cd` into an unknown directory.
+                    let detail = match &op.target {
+                        Target::Path(p) => {
+                            format!("{p} relative to a directory only known at run time")
+                        }
+                        _ => String::new(),
+                    };
+                    let action = Action::opaque(None, &detail, snippet);
+                    trace.add(|| format!("operation: opaque ({})", action.target));
+                    return (
+                        self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                        action,
+                        "opaque",
+                        None,
+                        None,
+                    );
+                };
+                let via = ctx.link.as_ref().map(|_| ctx.given.to_string());
+                let slots: &[usize] = match kind {
+                    OpKind::Read => &[SLOT_READ],
+                    OpKind::Write => &[SLOT_WRITE],
+                    OpKind::Create => &[SLOT_CREATE],
+                    OpKind::Delete => &[SLOT_DELETE],
+                    _ => match self.existence(req, &ctx) {
+                        Some(true) => &[SLOT_WRITE],
+                        Some(false) => &[SLOT_CREATE],
+                        // Both rights are needed, unless they coincide for this agent.
+                        None => match caller {
+                            Caller::Known(a) if self.policy.write_create_same(a) => &[SLOT_WRITE],
+                            _ => &[SLOT_WRITE, SLOT_CREATE],
+                        },
+                    },
+                };
+                let mut result: Option<(OpOutcome, usize)> = None;
+                for &slot in slots {
+                    trace.add(|| {
+                        format!(
+                            "operation: {} {}{}",
+                            message::slot_word(slot),
+                            ctx.loc.display(),
+                            via.as_ref()
+                                .map(|g| format!(" (given as {g}, a symlink)"))
+                                .unwrap_or_default()
+                        )
+                    });
+                    let mut out = self.eval_path(req, roots, caller, slot, &ctx, op, trace);
+                    if slot == SLOT_DELETE {
+                        if let Some(link) = &ctx.link {
+                            let link_ctx = PathCtx {
+                                loc: link.clone(),
+                                abs: roots.absolute_of(link),
+                                given: ctx.given,
+                                link: None,
+                                below: ctx.below,
+                            };
+                            trace.add(|| format!("  also the link itself: {}", link.display()));
+                            let o2 = self.eval_path(req, roots, caller, slot, &link_ctx, op, trace);
+                            if o2.verdict == Verdict::Block && out.verdict != Verdict::Block {
+                                out = o2;
+                            }
+                        }
+                    }
+                    let replace = match &result {
+                        None => true,
+                        Some((prev, _)) => {
+                            prev.verdict != Verdict::Block && out.verdict == Verdict::Block
+                        }
+                    };
+                    if replace {
+                        result = Some((out, slot));
+                    }
+                }
+                let (out, slot) = result.expect("at least one slot");
+                let dynamic = ctx.below && slot != SLOT_DELETE;
+                let action = Action::path(slot, &ctx.loc, roots, snippet, dynamic);
+                (out, action, message::slot_word(slot), None, via)
+            }
+            _ => {
+                let action = Action::opaque(None, "malformed operation", snippet);
+                (
+                    self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                    action,
+                    "opaque",
+                    None,
+                    None,
+                )
+            }
+        }
+    }
+
+    /// Resolves a path operation's location (bash cwd, workdir, symlinks).
+    /// `None` when the path is relative to a directory only known at run time.
+    pub(crate) fn path_ctx<'o>(
+        &self,
+        req: &Request,
+        roots: &Roots,
+        op: &'o ToolOp,
+        want_abs: bool,
+    ) -> Option<PathCtx<'o>> {
+        let Target::Path(given) = &op.target else {
+            return None;
+        };
+        let given: &str = given;
+        let base = self.base_roots(req, roots, op);
+        let mut loc = match op.step.as_ref().map(|s| &s.cwd) {
+            Some(Cwd::Unknown) if !given.starts_with('/') && !given.starts_with('~') => {
+                return None
+            }
+            Some(Cwd::Dir(d)) if d.starts_with('~') && !given.starts_with('/') => {
+                Location::Outside(format!("{}/{}", d.trim_end_matches('/'), given))
+            }
+            _ => base.locate(given),
+        };
+        // The absolute form keys the shim's maps; skip building it when they are empty.
+        let maps = !req.resolved.is_empty() || !req.exists.is_empty() || !req.contents.is_empty();
+        let mut abs = if maps || want_abs {
+            roots.absolute_of(&loc)
+        } else {
+            None
+        };
+        let mut link = None;
+        if !req.resolved.is_empty() {
+            let real = req
+                .resolved
+                .get(given)
+                .or_else(|| abs.as_ref().and_then(|a| req.resolved.get(a)));
+            if let Some(real) = real.filter(|r| r.starts_with('/')) {
+                let real_loc = roots.place(real.clone());
+                if real_loc != loc {
+                    link = Some(std::mem::replace(&mut loc, real_loc));
+                    abs = roots.absolute_of(&loc);
+                }
+            }
+        }
+        Some(PathCtx {
+            loc,
+            abs,
+            given,
+            link,
+            below: op.dynamic,
+        })
+    }
+
+    pub(super) fn base_roots<'r, 'a>(
+        &self,
+        req: &Request,
+        roots: &'r Roots<'a>,
+        op: &ToolOp,
+    ) -> Cow<'r, Roots<'a>> {
+        let mut base = Cow::Borrowed(roots);
+        if op.step.is_some() {
+            if let Some(w) = req.args.get("workdir").and_then(Value::as_str) {
+                if !w.is_empty() {
+                    base = Cow::Owned(base.with_base(w));
+                }
+            }
+            if let Some(Cwd::Dir(d)) = op.step.as_ref().map(|s| &s.cwd) {
+                if !d.starts_with('~') {
+                    base = Cow::Owned(base.with_base(d));
+                }
+            }
+        }
+        base
+    }
+
+    pub(super) fn existence(&self, req: &Request, ctx: &PathCtx) -> Option<bool> {
+        let key = ctx.abs.as_deref().unwrap_or(ctx.given);
+        req.exists
+            .get(key)
+            .or_else(|| req.exists.get(ctx.given))
+            .copied()
+            .or_else(|| {
+                req.contents
+                    .get(key)
+                    .or_else(|| req.contents.get(ctx.given))
+                    .map(Option::is_some)
+            })
+    }
+
+    pub(super) fn content<'r>(
+        &self,
+        req: &'r Request,
+        abs: Option<&str>,
+        given: &str,
+    ) -> Option<&'r str> {
+        let v = abs
+            .and_then(|a| req.contents.get(a))
+            .or_else(|| req.contents.get(given))?;
+        Some(v.as_deref().unwrap_or(""))
+    }
+}
+
+pub(crate) fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Allow => "allow",
+        Verdict::Block => "block",
+        Verdict::Soft => "soft",
+        Verdict::Warn => "warn",
+    }
+}
+
+fn push_unique(v: &mut Vec<String>, s: String) {
+    if !v.contains(&s) {
+        v.push(s);
+    }
+}
+
+/// FNV-1a over agent, tool and canonical args: identifies "the same call" for repeats.
+fn call_hash(req: &Request) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    };
+    feed(req.agent.as_deref().unwrap_or("").as_bytes());
+    feed(req.tool.as_bytes());
+    feed(
+        serde_json::to_string(&req.args)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    h
+}
+
+/// The path of a path operation as given (empty for other operations).
+fn op_given<'o>(op: &'o ToolOp) -> &'o str {
+    match &op.target {
+        Target::Path(given) => given,
+        _ => "",
+    }
+}

@@ -1,0 +1,538 @@
+//! Texts: block messages for agents, soft reminders, warn log lines, `nso explain`.
+//!
+//! One format for every block:
+//! `NSO blocked <tool> for @<agent>: <action and target>. Rule <id> (<source>): <why>.
+//! Who may: <agents>. Instead: <what to do>.` — never an invitation to retry.
+
+use crate::shell::{GitOp, OpaqueReason};
+
+use super::engine::{verdict_word, By, Caller, Decision, OpOutcome, Request};
+use super::paths::{Location, Roots};
+use super::policy::{Policy, Rule, SLOT_CREATE, SLOT_DELETE, SLOT_READ, SLOT_WRITE};
+
+/// What an operation does, for messages.
+#[derive(Debug, Clone)]
+pub(crate) struct Action {
+    kind: ActionKind,
+    /// Target as shown (path, git subcommand, opaque detail).
+    pub target: String,
+    snippet: Option<String>,
+    worktree: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+enum ActionKind {
+    Path { slot: usize, outside: bool },
+    Git(GitOp),
+    Opaque(Option<OpaqueReason>),
+}
+
+impl Action {
+    /// `dynamic`: the exact path is only known at run time, somewhere below `loc`.
+    pub(crate) fn path(
+        slot: usize,
+        loc: &Location,
+        roots: &Roots,
+        snippet: Option<String>,
+        dynamic: bool,
+    ) -> Action {
+        Action {
+            kind: ActionKind::Path {
+                slot,
+                outside: matches!(loc, Location::Outside(_)),
+            },
+            target: if dynamic {
+                format!("a path under {} only known at run time", loc.display())
+            } else {
+                loc.display().to_string()
+            },
+            snippet,
+            worktree: match loc {
+                Location::Outside(_) => roots.worktree.as_deref().map(str::to_string),
+                _ => None,
+            },
+        }
+    }
+
+    pub(crate) fn git(op: GitOp, subcommand: &str, snippet: Option<String>) -> Action {
+        Action {
+            kind: ActionKind::Git(op),
+            target: format!("git {subcommand}"),
+            snippet,
+            worktree: None,
+        }
+    }
+
+    pub(crate) fn opaque(
+        reason: Option<OpaqueReason>,
+        detail: &str,
+        snippet: Option<String>,
+    ) -> Action {
+        Action {
+            kind: ActionKind::Opaque(reason),
+            target: detail.to_string(),
+            snippet,
+            worktree: None,
+        }
+    }
+
+    fn describe(&self) -> String {
+        let quoted = self.snippet.as_ref().map(|s| format!("\"{}\"", s));
+        match &self.kind {
+            ActionKind::Path { slot, outside } => {
+                let place = if *outside {
+                    match &self.worktree {
+                        Some(w) => format!(", outside the project ({w})"),
+                        None => ", outside the project".to_string(),
+                    }
+                } else {
+                    String::new()
+                };
+                match quoted {
+                    Some(q) => format!("{q} {} {}{place}", slot_verb_s(*slot), self.target),
+                    None => format!("{} {}{place}", slot_verb_ing(*slot), self.target),
+                }
+            }
+            ActionKind::Git(op) => match quoted {
+                Some(q) => format!("{q} is {}", git_noun(*op)),
+                None => format!("{} is {}", self.target, git_noun(*op)),
+            },
+            ActionKind::Opaque(reason) => {
+                let why = match reason {
+                    Some(r) => opaque_why(*r).to_string(),
+                    None => self.target.clone(),
+                };
+                match quoted {
+                    Some(q) => format!("{q} cannot be checked: {why}"),
+                    None => format!("the call cannot be checked: {why}"),
+                }
+            }
+        }
+    }
+
+    /// Verb phrase without the target ("push", "write src/a.rs").
+    fn verb_phrase(&self) -> String {
+        match &self.kind {
+            ActionKind::Path { slot, .. } => format!("{} {}", slot_word(*slot), self.target),
+            ActionKind::Git(op) => git_verb(*op).to_string(),
+            ActionKind::Opaque(_) => "run commands NSO cannot check".to_string(),
+        }
+    }
+}
+
+/// `read`/`write`/`create`/`delete`.
+pub(crate) fn slot_word(slot: usize) -> &'static str {
+    match slot {
+        SLOT_READ => "read",
+        SLOT_WRITE => "write",
+        SLOT_CREATE => "create",
+        SLOT_DELETE => "delete",
+        _ => "change",
+    }
+}
+
+fn slot_verb_s(slot: usize) -> &'static str {
+    match slot {
+        SLOT_READ => "reads",
+        SLOT_WRITE => "writes",
+        SLOT_CREATE => "creates",
+        SLOT_DELETE => "deletes",
+        _ => "changes",
+    }
+}
+
+fn slot_verb_ing(slot: usize) -> &'static str {
+    match slot {
+        SLOT_READ => "reading",
+        SLOT_WRITE => "writing",
+        SLOT_CREATE => "creating",
+        SLOT_DELETE => "deleting",
+        _ => "changing",
+    }
+}
+
+fn git_noun(op: GitOp) -> &'static str {
+    match op {
+        GitOp::Push => "a push",
+        GitOp::Merge => "a merge",
+        GitOp::Rebase => "a rebase",
+        GitOp::PullRebase => "a pull with rebase",
+        GitOp::Pull => "a pull",
+        GitOp::Commit => "a commit",
+        GitOp::Add => "staging (git add)",
+        GitOp::BranchCreate => "a branch creation",
+        GitOp::BranchDelete => "a branch deletion",
+        GitOp::Tag => "a tag",
+        GitOp::Reset => "a reset",
+        GitOp::Checkout => "a checkout",
+        GitOp::Stash => "a stash",
+        GitOp::Clean => "a git clean (it deletes untracked files)",
+        GitOp::CherryPick => "a cherry-pick",
+        GitOp::Revert => "a revert",
+        GitOp::HistoryRewrite => {
+            "a history rewrite (force push, amend, hard reset or interactive rebase)"
+        }
+        GitOp::PrCreate => "a pull request creation",
+        GitOp::PrMerge => "a pull request merge",
+        GitOp::PrClose => "closing a pull request",
+        GitOp::ReleaseCreate => "a release creation",
+        GitOp::Read => "read-only git",
+    }
+}
+
+fn git_verb(op: GitOp) -> &'static str {
+    match op {
+        GitOp::Push => "push",
+        GitOp::Merge => "merge",
+        GitOp::Rebase => "rebase",
+        GitOp::PullRebase => "pull with rebase",
+        GitOp::Pull => "pull",
+        GitOp::Commit => "commit",
+        GitOp::Add => "stage files",
+        GitOp::BranchCreate => "create branches",
+        GitOp::BranchDelete => "delete branches",
+        GitOp::Tag => "tag",
+        GitOp::Reset => "reset",
+        GitOp::Checkout => "check out",
+        GitOp::Stash => "stash",
+        GitOp::Clean => "run git clean",
+        GitOp::CherryPick => "cherry-pick",
+        GitOp::Revert => "revert",
+        GitOp::HistoryRewrite => "rewrite history",
+        GitOp::PrCreate => "create pull requests",
+        GitOp::PrMerge => "merge pull requests",
+        GitOp::PrClose => "close pull requests",
+        GitOp::ReleaseCreate => "create releases",
+        GitOp::Read => "read",
+    }
+}
+
+fn opaque_why(r: OpaqueReason) -> &'static str {
+    match r {
+        OpaqueReason::Eval => "it runs eval",
+        OpaqueReason::DynamicProgram => "the program to run is only known at run time",
+        OpaqueReason::InterpreterOneLiner => "it is an interpreter one-liner",
+        OpaqueReason::Source => "it sources a script",
+        OpaqueReason::ParseError => "NSO could not parse it",
+        OpaqueReason::TooLarge => "it is too large to analyse",
+        OpaqueReason::DepthLimit => "it nests shells too deeply",
+        OpaqueReason::GitAlias => "it uses a git alias",
+        OpaqueReason::ScriptFromStdin => "it feeds a script to a shell on standard input",
+    }
+}
+
+/// `@a, @b` (or `every agent` for `*`).
+pub(crate) fn agent_list(names: &[String]) -> String {
+    if names.iter().any(|n| n == "*") {
+        return "every agent".to_string();
+    }
+    names
+        .iter()
+        .map(|n| format!("@{n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn sentence(s: &str) -> &str {
+    s.trim().trim_end_matches('.')
+}
+
+fn caller_label(p: &Policy, req: &Request, caller: Caller) -> String {
+    match caller {
+        Caller::Known(i) => format!("@{}", p.agents[i].name),
+        Caller::Unknown => format!(
+            "unknown agent \"{}\"",
+            req.agent.as_deref().unwrap_or("").trim()
+        ),
+        Caller::Missing => "an unidentified agent".to_string(),
+    }
+}
+
+/// The text a blocked agent reads.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn block_message(
+    p: &Policy,
+    req: &Request,
+    caller: Caller,
+    action: &Action,
+    outcome: &OpOutcome,
+    (id, source): (&str, &str),
+    who: &[String],
+    others: usize,
+) -> String {
+    let agent = caller_label(p, req, caller);
+    let mut m = format!(
+        "NSO blocked {} for {}: {}.",
+        req.tool,
+        agent,
+        action.describe()
+    );
+    let reason = reason_text(p, req, caller, action, outcome);
+    m.push_str(&format!(" Rule {id} ({source}): {}.", sentence(&reason)));
+    if !matches!(outcome.by, By::Outside | By::Invalid(_)) {
+        m.push_str(" Who may: ");
+        if who.is_empty() {
+            m.push_str("no agent");
+        } else {
+            let shown: Vec<&str> = who.iter().take(5).map(String::as_str).collect();
+            m.push_str(&shown.join(", "));
+            if who.len() > 5 {
+                m.push_str(&format!(" and {} more", who.len() - 5));
+            }
+        }
+        m.push('.');
+    }
+    let instead = instead_text(p, req, caller, action, outcome, who);
+    m.push_str(&format!(" Instead: {}.", sentence(&instead)));
+    if others > 0 {
+        m.push_str(&format!(
+            " ({others} other operation{} of this call {} blocked too.)",
+            if others == 1 { "" } else { "s" },
+            if others == 1 { "is" } else { "are" }
+        ));
+    }
+    m
+}
+
+fn agent_name(p: &Policy, caller: Caller) -> String {
+    match caller {
+        Caller::Known(i) => format!("@{}", p.agents[i].name),
+        _ => "this agent".to_string(),
+    }
+}
+
+fn names_of(p: &Policy, idx: &[usize]) -> String {
+    let names: Vec<String> = idx.iter().map(|&i| p.agents[i].name.clone()).collect();
+    if names.is_empty() {
+        "no agent".to_string()
+    } else {
+        agent_list(&names)
+    }
+}
+
+fn reason_text(
+    p: &Policy,
+    req: &Request,
+    caller: Caller,
+    action: &Action,
+    o: &OpOutcome,
+) -> String {
+    let with_detail = |base: String| match &o.detail {
+        Some(d) => format!("{base}; here {}", sentence(d)),
+        None => base,
+    };
+    match &o.by {
+        By::Rule(i) => {
+            let r = &p.rules[*i];
+            let excluded = matches!(caller, Caller::Known(a) if r.exclusive && !r.members[a]);
+            if let Some(reason) = &r.reason {
+                reason.clone()
+            } else if excluded {
+                format!("only {} may {}", agent_list(&r.agent_names), action.verb_phrase())
+            } else if let Some(d) = &r.description {
+                d.clone()
+            } else {
+                format!("{} may not {}", agent_name(p, caller), action.verb_phrase())
+            }
+        }
+        By::Sacred(i) => {
+            let s = &p.sacred[*i];
+            let what = s.description.as_deref().unwrap_or("these files");
+            let mut base = format!(
+                "{} are sacred: only {} change{} them",
+                sentence(what),
+                names_of(p, &s.authors),
+                if s.authors.len() == 1 { "s" } else { "" }
+            );
+            if !s.tickers.is_empty() {
+                base.push_str(&format!(
+                    ", and {} may only tick checkboxes (`- [ ]` → `- [x]`)",
+                    names_of(p, &s.tickers)
+                ));
+            }
+            with_detail(base)
+        }
+        By::AppendOnly(i) => {
+            let a = &p.append_only[*i];
+            let what = a.description.as_deref().unwrap_or("a record");
+            with_detail(format!(
+                "{} is append-only ({}): what it already holds must stay exactly as it is",
+                action.target,
+                sentence(what)
+            ))
+        }
+        By::Default(slot) => {
+            let cat = super::policy::DEFAULT_NAMES[super::policy::default_category(*slot)];
+            format!(
+                "no rule lets {} {} (the default for {cat} is block)",
+                agent_name(p, caller),
+                action.verb_phrase()
+            )
+        }
+        By::Outside => {
+            let allowed = outside_allowed(p);
+            let wt = action.worktree.as_deref().unwrap_or("the worktree");
+            if allowed.is_empty() {
+                format!("agents change files only inside the project ({wt})")
+            } else {
+                format!(
+                    "agents change files only inside the project ({wt}) and in {}",
+                    allowed.join(", ")
+                )
+            }
+        }
+        By::Invalid(why) => format!("the path is not usable: {why}"),
+        By::UnknownAgent => format!(
+            "\"{}\" is not an agent of this policy ({}), and unknown agents may only read",
+            req.agent.as_deref().unwrap_or("").trim(),
+            p.builtin_source()
+        ),
+        By::MissingAgent => format!(
+            "NSO does not know which agent made this call (none is recorded for session {}), and unidentified agents may only read",
+            if req.session_id.is_empty() { "?" } else { &req.session_id }
+        ),
+        By::GitRead => "read-only git".to_string(),
+    }
+}
+
+fn outside_allowed(p: &Policy) -> Vec<String> {
+    let id = p.rule_id("outside_project.allow");
+    p.rules
+        .iter()
+        .filter(|r| r.id == id && r.disabled_by.is_none())
+        .flat_map(|r| r.paths.iter().map(|g| g.as_str().to_string()))
+        .collect()
+}
+
+fn example_agent(p: &Policy) -> &str {
+    ["dev", "builder"]
+        .into_iter()
+        .find(|n| p.agents.iter().any(|a| a.name == *n))
+        .or_else(|| p.agents.first().map(|a| a.name.as_str()))
+        .unwrap_or("dev")
+}
+
+fn instead_text(
+    p: &Policy,
+    req: &Request,
+    caller: Caller,
+    action: &Action,
+    o: &OpOutcome,
+    who: &[String],
+) -> String {
+    let custom = match &o.by {
+        By::Rule(i) => p.rules[*i].instead.clone(),
+        By::Sacred(i) => p.sacred[*i].instead.clone(),
+        By::AppendOnly(i) => p.append_only[*i].instead.clone(),
+        By::Outside => p.outside_instead.clone(),
+        _ => None,
+    };
+    if let Some(c) = custom {
+        return c;
+    }
+    let first_who = who
+        .first()
+        .map(|w| w.split(' ').next().unwrap_or(w).to_string());
+    let handoff = match &first_who {
+        Some(_) => "report the change you need to your caller, who delegates it to one of the agents who may",
+        None => "report the change you need to your caller",
+    };
+    match &o.by {
+        By::UnknownAgent => {
+            let name = req.agent.as_deref().unwrap_or("").trim().trim_start_matches('@');
+            format!(
+                "report this to the user. To give \"{name}\" rights, the user adds it to .opencode/nso.json, e.g. {{\"agents\": {{\"{name}\": {{\"like\": \"{}\"}}}}}} (it then has the rights of @{}), or names it in a rule's \"agents\"",
+                example_agent(p),
+                example_agent(p)
+            )
+        }
+        By::MissingAgent => format!(
+            "report this to the user: the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded). An agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}",
+            example_agent(p)
+        ),
+        By::Outside => "keep the change inside the project; if it really belongs outside, ask the user to add that folder to outsideProject.allow in .opencode/nso.json".to_string(),
+        By::Invalid(_) => "use a path inside the project, relative to it or absolute".to_string(),
+        By::AppendOnly(_) => "add your text at the end without touching what is there: an edit whose oldString is the file's last lines and whose newString is those lines plus your addition, or append with `>>`".to_string(),
+        By::Sacred(i) => {
+            let s = &p.sacred[*i];
+            match caller {
+                Caller::Known(a) if s.tickers.contains(&a) => "change nothing but checkboxes (`- [ ]` → `- [x]`), with the rest of every line identical; report any other change the plan needs to your caller".to_string(),
+                _ => format!("report what the plan should say to your caller; {} update{} plan files", names_of(p, &s.authors), if s.authors.len() == 1 { "s" } else { "" }),
+            }
+        }
+        _ => match &action.kind {
+            ActionKind::Git(_) => match &first_who {
+                Some(_) => format!("finish your task and report that `{}` is needed; your caller hands it to one of the agents who may", action.target),
+                None => format!("finish your task and report that `{}` is needed; the user decides", action.target),
+            },
+            ActionKind::Opaque(_) => "write the command as plain steps NSO can check (no eval, no variable as the program, no interpreter one-liners), or report the need to your caller".to_string(),
+            ActionKind::Path { slot, .. } if *slot == SLOT_DELETE => "leave the file in place and report that it should be removed".to_string(),
+            ActionKind::Path { slot, .. } if *slot == SLOT_READ => "work with what you may read, and report the need to your caller".to_string(),
+            ActionKind::Path { .. } => format!("do not route this change through another tool or bash; {handoff}"),
+        },
+    }
+}
+
+/// Reminder appended to a tool's output for a soft rule.
+pub(crate) fn soft_notice(r: &Rule) -> String {
+    let text = r
+        .reason
+        .as_deref()
+        .or(r.description.as_deref())
+        .unwrap_or("this call is allowed but flagged by the policy");
+    format!("NSO reminder ({}, {}): {}.", r.id, r.source, sentence(text))
+}
+
+/// Log line for a warn rule.
+pub(crate) fn warn_line(r: &Rule, agent: Option<&str>, tool: &str, target: &str) -> String {
+    let text = r
+        .reason
+        .as_deref()
+        .or(r.description.as_deref())
+        .unwrap_or("flagged by the policy");
+    format!(
+        "NSO warn {} ({}): @{} {} {}: {}",
+        r.id,
+        r.source,
+        agent.unwrap_or("?"),
+        tool,
+        target,
+        sentence(text)
+    )
+}
+
+/// The `nso explain` text.
+pub(crate) fn explain_text(p: &Policy, req: &Request, d: &Decision, lines: Vec<String>) -> String {
+    let mut out = format!(
+        "NSO explain: policy `{}`{}\nrequest: tool {}, agent {:?}, directory {:?}, worktree {:?}\n",
+        p.name,
+        p.preset
+            .as_ref()
+            .map(|x| format!(" (preset {x})"))
+            .unwrap_or_default(),
+        req.tool,
+        req.agent.as_deref().unwrap_or(""),
+        req.directory,
+        req.worktree
+    );
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "decision: {} by {} ({})\n",
+        verdict_word(d.verdict),
+        d.rule_id,
+        d.rule_source
+    ));
+    if let Some(m) = &d.message {
+        out.push_str(&format!("message: {m}\n"));
+    }
+    for n in &d.notices {
+        out.push_str(&format!("notice: {n}\n"));
+    }
+    for l in &d.log {
+        out.push_str(&format!("log: {l}\n"));
+    }
+    out
+}

@@ -1,0 +1,93 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use nso::authority::{Decision, Engine, Policy, Request, Verdict};
+use serde_json::{json, Value};
+
+pub const WT: &str = "/work/proj";
+
+pub fn engine(preset: &str) -> Engine {
+    Engine::new(Policy::preset(preset).expect("preset compiles"))
+}
+
+pub fn engine_with(config: &str) -> Engine {
+    Engine::new(Policy::from_config_json(config, ".opencode/nso.json").expect("config compiles"))
+}
+
+pub fn req(agent: &str, tool: &str, args: Value) -> Request {
+    Request {
+        session_id: "ses_test".to_string(),
+        agent: if agent.is_empty() {
+            None
+        } else {
+            Some(agent.to_string())
+        },
+        tool: tool.to_string(),
+        args,
+        directory: WT.to_string(),
+        worktree: WT.to_string(),
+        ..Request::default()
+    }
+}
+
+pub fn abs(path: &str) -> String {
+    if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("{WT}/{path}")
+    }
+}
+
+/// A request for one path operation through the native tools:
+/// read → `read`; write → `edit` of an existing file (appending to it);
+/// create → `write` of a missing file; delete → `apply_patch` Delete File.
+pub fn op_request(agent: &str, op: &str, path: &str) -> Request {
+    let mut contents: HashMap<String, Option<String>> = HashMap::new();
+    let r = match op {
+        "read" => req(agent, "read", json!({ "filePath": path })),
+        "write" => {
+            contents.insert(abs(path), Some("old line\n".to_string()));
+            req(
+                agent,
+                "edit",
+                json!({ "filePath": path, "oldString": "old line\n", "newString": "old line\nnew line\n" }),
+            )
+        }
+        "create" => {
+            contents.insert(abs(path), None);
+            req(
+                agent,
+                "write",
+                json!({ "filePath": path, "content": "new file\n" }),
+            )
+        }
+        "delete" => {
+            contents.insert(abs(path), Some("old line\n".to_string()));
+            req(
+                agent,
+                "apply_patch",
+                json!({ "patchText": format!("*** Begin Patch\n*** Delete File: {path}\n*** End Patch\n") }),
+            )
+        }
+        other => panic!("unknown op {other}"),
+    };
+    Request { contents, ..r }
+}
+
+pub fn bash(agent: &str, command: &str) -> Request {
+    req(agent, "bash", json!({ "command": command }))
+}
+
+pub fn decide(e: &mut Engine, r: &Request) -> Decision {
+    e.decide(r)
+}
+
+pub fn verdict(e: &Engine, r: &Request) -> Verdict {
+    e.evaluate(r).verdict
+}
+
+pub fn allowed(v: Verdict) -> bool {
+    v != Verdict::Block
+}
