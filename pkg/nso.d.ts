@@ -35,6 +35,11 @@ export class Nso {
      */
     forgetSession(session_id: string): void;
     /**
+     * What the shim must look up for this call before deciding (`{resolve, content,
+     * exists}` as JSON), without deciding or counting anything.
+     */
+    lookups(request_json: string): string;
+    /**
      * Text of the init marker for a session.
      */
     markerText(session_id: string, now_iso: string, summary: any): string;
@@ -50,6 +55,12 @@ export class Nso {
      */
     sessionSummary(files: any): any;
 }
+
+/**
+ * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
+ * it is valid). The constructor reports only the first.
+ */
+export function checkConfig(config_file: string, config_text: string): string;
 
 /**
  * How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.

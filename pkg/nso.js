@@ -136,6 +136,32 @@ class Nso {
         wasm.nso_forgetSession(this.__wbg_ptr, ptr0, len0);
     }
     /**
+     * What the shim must look up for this call before deciding (`{resolve, content,
+     * exists}` as JSON), without deciding or counting anything.
+     * @param {string} request_json
+     * @returns {string}
+     */
+    lookups(request_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.nso_lookups(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    /**
      * Text of the init marker for a session.
      * @param {string} session_id
      * @param {string} now_iso
@@ -214,6 +240,44 @@ class Nso {
 }
 if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
 exports.Nso = Nso;
+
+/**
+ * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
+ * it is valid). The constructor reports only the first.
+ * @param {string} config_file
+ * @param {string} config_text
+ * @returns {string}
+ */
+function checkConfig(config_file, config_text) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(config_file, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(config_text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.checkConfig(ptr0, len0, ptr1, len1);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+exports.checkConfig = checkConfig;
 
 /**
  * How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.

@@ -2,6 +2,7 @@
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
 export const __wbg_nso_free: (a: number, b: number) => void;
+export const checkConfig: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const classify: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const nso_aliveLine: (a: number, b: number, c: number, d: number, e: number) => [number, number];
 export const nso_config: (a: number) => [number, number, number];
@@ -9,6 +10,7 @@ export const nso_decide: (a: number, b: number, c: number) => [number, number, n
 export const nso_evaluate: (a: number, b: number, c: number) => [number, number, number, number];
 export const nso_explain: (a: number, b: number, c: number) => [number, number, number, number];
 export const nso_forgetSession: (a: number, b: number, c: number) => void;
+export const nso_lookups: (a: number, b: number, c: number) => [number, number, number, number];
 export const nso_markerText: (a: number, b: number, c: number, d: number, e: number, f: any) => [number, number, number, number];
 export const nso_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const nso_sessionSummary: (a: number, b: any) => [number, number, number];

@@ -114,6 +114,16 @@ export function realPath(abs) {
   return followLink(dir, path.join(dir, path.basename(abs)));
 }
 
+/** Answers the core's lookups `{resolve, content, exists}` into `request`'s maps. */
+export function gatherLookups(request, need) {
+  request.resolved ??= {};
+  request.contents ??= {};
+  request.exists ??= {};
+  for (const p of need.resolve) request.resolved[p] = realPath(p);
+  for (const p of need.content) request.contents[p] = readText(p) ?? null;
+  for (const p of need.exists) request.exists[p] = fs.existsSync(p);
+}
+
 /**
  * One NSO instance per OpenCode project: the loaded config and policy, the session table
  * (agent per session) and the session summaries.
@@ -315,9 +325,7 @@ export function createNso({ directory, worktree } = {}) {
       if (json === undefined) return undefined;
       const reply = JSON.parse(json);
       if (!reply.need) return reply;
-      for (const p of reply.need.resolve) request.resolved[p] = realPath(p);
-      for (const p of reply.need.content) request.contents[p] = readText(p) ?? null;
-      for (const p of reply.need.exists) request.exists[p] = fs.existsSync(p);
+      gatherLookups(request, reply.need);
     }
     return { verdict: "block", ruleId: "nso.lookup", message: `NSO blocked ${request.tool}: NSO could not ` +
       `gather what it needs to decide on this call (fail closed). Report this to your caller.` };

@@ -177,6 +177,18 @@ impl Nso {
         json(&decision).map(Some)
     }
 
+    /// What the shim must look up for this call before deciding (`{resolve, content,
+    /// exists}` as JSON), without deciding or counting anything.
+    #[wasm_bindgen(js_name = lookups)]
+    pub fn lookups(&self, request_json: &str) -> Result<String, JsValue> {
+        let (resolve, content, exists) = self.engine.lookups(&parse_request(request_json)?);
+        json(&Need {
+            resolve,
+            content,
+            exists,
+        })
+    }
+
     /// The decision on a call without counting it (for `nso explain --json`), as JSON.
     #[wasm_bindgen(js_name = evaluate)]
     pub fn evaluate(&self, request_json: &str) -> Result<String, JsValue> {
@@ -207,6 +219,34 @@ pub fn classify(tool: &str, args_json: &str) -> Result<String, JsValue> {
         "unclassified": class.unclassified,
         "operations": class.ops.len(),
     }))
+}
+
+/// Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
+/// it is valid). The constructor reports only the first.
+#[wasm_bindgen(js_name = checkConfig)]
+pub fn check_config(config_file: &str, config_text: &str) -> Result<String, JsValue> {
+    let problems: Vec<serde_json::Value> = match config::parse(config_file, Some(config_text)) {
+        Err(e) => vec![serde_json::json!({
+            "code": e.code, "path": e.path, "problem": e.problem, "fix": e.fix,
+        })],
+        Ok(config) => {
+            match authority::Policy::from_config_value(&config.authority, config_file, "authority")
+            {
+                Ok(_) => vec![],
+                Err(errors) => errors
+                    .0
+                    .iter()
+                    .map(|e| {
+                        serde_json::json!({
+                            "code": format!("config_{}", e.code), "path": e.path,
+                            "problem": e.message, "fix": e.hint,
+                        })
+                    })
+                    .collect(),
+            }
+        }
+    };
+    json(&problems)
 }
 
 /// The JSON Schema of the `authority` section.

@@ -228,7 +228,20 @@ impl Policy {
         base_path: &str,
     ) -> Result<Policy, ConfigErrors> {
         let raw = parse_raw_value(value, source, base_path)?;
-        Policy::from_raw_config(raw, source)
+        Policy::from_raw_config(raw, source).map_err(|mut errors| {
+            // Compile-stage errors carry paths relative to the policy document.
+            if !base_path.is_empty() {
+                for e in &mut errors.0 {
+                    if e.path == "$" {
+                        e.path = base_path.to_string();
+                    } else if !e.path.starts_with(base_path) {
+                        let sep = if e.path.starts_with('[') { "" } else { "." };
+                        e.path = format!("{base_path}{sep}{}", e.path);
+                    }
+                }
+            }
+            errors
+        })
     }
 
     fn from_raw_config(raw: RawPolicy, source: &str) -> Result<Policy, ConfigErrors> {

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// `nso`: the command line over the same wasm core the plugin uses.
+import fs from "node:fs";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { loadCore, gatherLookups } from "../plugin/nso-plugin.js";
+
+const USAGE = `usage:
+  nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
+  nso explain --agent NAME --tool TOOL [--path P] [--args JSON] [--dir DIR] [--json]
+  nso check [--dir DIR]
+
+explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
+         may, and why. --command implies --tool bash; --path sets filePath (default tool:
+         write). --args gives the tool's arguments as JSON (merged over the others).
+         Exit status: 0 allowed (also soft/warn), 1 blocked, 2 usage or config error.
+check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
+DIR      the project folder (default: the current one); the project root is its git root.`;
+
+function fail(message, code = 2) {
+  console.error(message);
+  process.exit(code);
+}
+
+function parseArgs(argv) {
+  const [sub, ...rest] = argv;
+  const opts = { sub };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (arg === "--json") opts.json = true;
+    else if (["--agent", "--command", "--tool", "--path", "--args", "--dir", "--session"].includes(arg)) {
+      if (i + 1 >= rest.length) fail(`nso: ${arg} needs a value\n\n${USAGE}`);
+      opts[arg.slice(2)] = rest[++i];
+    } else if (arg === "-h" || arg === "--help") opts.command = "help";
+    else fail(`nso: unknown argument ${JSON.stringify(arg)}\n\n${USAGE}`);
+  }
+  return opts;
+}
+
+function project(dir) {
+  const directory = path.resolve(dir ?? process.cwd());
+  let worktree = directory;
+  try {
+    worktree = execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: directory, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    // not a git repository: the folder itself is the project
+  }
+  return { directory, worktree };
+}
+
+function loadNso(worktree) {
+  const file = path.join(worktree, ".opencode/nso.json");
+  const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+  try {
+    return new (loadCore().Nso)(".opencode/nso.json", text);
+  } catch (error) {
+    fail(`nso: ${error.problem ?? error.message}\nFix: ${error.fix ?? "correct the file."}`);
+  }
+}
+
+function explain(opts) {
+  if (!opts.agent) fail(`nso explain: --agent is required\n\n${USAGE}`);
+  let tool = opts.tool ?? (opts.command !== undefined ? "bash" : undefined);
+  let args = {};
+  if (opts.command !== undefined) args.command = opts.command;
+  if (opts.path !== undefined) {
+    args.filePath = opts.path;
+    tool ??= "write";
+  }
+  if (opts.args !== undefined) {
+    try {
+      args = { ...args, ...JSON.parse(opts.args) };
+    } catch (error) {
+      fail(`nso explain: --args is not valid JSON: ${error.message}`);
+    }
+  }
+  if (!tool) fail(`nso explain: give --command, --path or --tool\n\n${USAGE}`);
+  const { directory, worktree } = project(opts.dir);
+  const nso = loadNso(worktree);
+  const request = { sessionId: opts.session ?? "cli", agent: opts.agent, tool, args, directory, worktree };
+  for (let round = 0; round < 3; round++) {
+    const need = JSON.parse(nso.lookups(JSON.stringify(request)));
+    if (!need.resolve.length && !need.content.length && !need.exists.length) break;
+    gatherLookups(request, need);
+  }
+  const json = JSON.stringify(request);
+  const decision = JSON.parse(nso.evaluate(json));
+  console.log(opts.json ? JSON.stringify(decision, null, 2) : nso.explain(json));
+  process.exit(decision.verdict === "block" ? 1 : 0);
+}
+
+function check(opts) {
+  const { worktree } = project(opts.dir);
+  const file = path.join(worktree, ".opencode/nso.json");
+  if (!fs.existsSync(file)) {
+    console.log(`${file}: not present; NSO uses its defaults (preset nso).`);
+    return;
+  }
+  const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", fs.readFileSync(file, "utf8")));
+  for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
+  if (problems.length) process.exit(1);
+  console.log(`${file}: valid.`);
+}
+
+const opts = parseArgs(process.argv.slice(2));
+if (opts.sub === "explain") explain(opts);
+else if (opts.sub === "check") check(opts);
+else if (opts.sub === "help" || opts.sub === undefined) console.log(USAGE);
+else fail(`nso: unknown command ${JSON.stringify(opts.sub)}\n\n${USAGE}`);

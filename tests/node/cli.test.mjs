@@ -1,0 +1,92 @@
+// Tests of `nso explain` / `nso check` (bin/nso.js) over the real wasm core.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { makeProject } from "./helpers.mjs";
+
+const require = createRequire(import.meta.url);
+const CLI = new URL("../../bin/nso.js", import.meta.url).pathname;
+const KORD = JSON.parse(fs.readFileSync(new URL("../../crate/presets/kord.json", import.meta.url), "utf8"));
+
+function nso(...args) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const kordProject = () => makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+
+test("explain: a bash push by @dev is blocked by kord.git.push, with who may and what instead", () => {
+  const dir = kordProject();
+  const r = nso("explain", "--agent", "dev", "--command", "cd sub && git push origin main", "--dir", dir);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.out, /decision: block by kord\.git\.push \(preset kord\)/);
+  assert.match(r.out, /NSO blocked bash for @dev: "git push origin main" is a push\./);
+  assert.match(r.out, /Who may: @devops\./);
+  const ok = nso("explain", "--agent", "devops", "--command", "git push origin main", "--dir", dir);
+  assert.equal(ok.code, 0, ok.out);
+  assert.match(ok.out, /decision: allow/);
+});
+
+test("explain --json gives the decision as data", () => {
+  const dir = kordProject();
+  const r = nso("explain", "--agent", "plan", "--path", "src/a.ts", "--dir", dir, "--json");
+  assert.equal(r.code, 1);
+  const d = JSON.parse(r.out);
+  assert.equal(d.verdict, "block");
+  assert.equal(d.ruleId, "kord.default.write");
+  assert.equal(d.agent, "plan");
+  assert.deepEqual(d.operations.map((o) => [o.op, o.target]), [["write", "src/a.ts"]]);
+});
+
+test("explain and check report usage and config errors with exit status 2 / 1", () => {
+  assert.equal(nso("explain", "--command", "ls").code, 2);
+  assert.match(nso("explain", "--agent").err, /--agent needs a value/);
+  assert.equal(nso("frobnicate").code, 2);
+  const bad = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord", "rules": [{"id": "x", "effect": "allow"}]}, "memory": {}}' });
+  const r = nso("check", "--dir", bad);
+  assert.equal(r.code, 1);
+  assert.match(r.out, /\.opencode\/nso\.json: authority\.rules\[0\]/);
+  assert.match(r.out, /Fix: /);
+  assert.equal(nso("explain", "--agent", "dev", "--path", "a", "--dir", bad).code, 2);
+  const good = kordProject();
+  assert.equal(nso("check", "--dir", good).code, 0);
+});
+
+// Every agent of the kord preset x every area of its matrix x read/write/create/delete, and
+// every git operation: explain answers each cell, and its text names the rule that decided.
+test("explain answers for every cell of the kord matrix", () => {
+  const core = require("../../pkg/nso.js");
+  const nsoCore = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
+  const areas = [
+    "src/app.ts", ".github/workflows/ci.yml", "Dockerfile", "docker-compose.yml", "db/migrations/001.sql",
+    "supabase/seed.sql", "web/styles/site.css", "web/components/Button.tsx",
+    "docs/kord/plans/p1.md", "docs/kord/plans/p1/drafts/d.md", "docs/kord/plans/p1/stories/s1.md",
+    "docs/kord/adrs/001.md", "docs/kord/notepads/p1/learn.md", "docs/kord/runs/p1/log.md",
+    "docs/kord/architecture/overview.md",
+  ];
+  const tools = { read: ["read", {}], write: ["edit", { oldString: "a", newString: "b" }], create: ["write", { content: "x" }], delete: ["apply_patch"] };
+  let cells = 0;
+  for (const agent of Object.keys(KORD.agents)) {
+    for (const area of areas) {
+      for (const [op, [tool, extra]] of Object.entries(tools)) {
+        const args = tool === "apply_patch" ? { patchText: `*** Begin Patch\n*** Delete File: ${area}\n*** End Patch` } : { filePath: area, ...extra };
+        const request = JSON.stringify({ sessionId: "s", agent, tool, args, directory: "/p", worktree: "/p", exists: { [`/p/${area}`]: op !== "create" } });
+        const decision = JSON.parse(nsoCore.evaluate(request));
+        const text = nsoCore.explain(request);
+        assert.match(text, new RegExp(`decision: ${decision.verdict} by ${decision.ruleId.replaceAll(".", "\\.")}`), `${agent} ${op} ${area}`);
+        cells++;
+      }
+    }
+    for (const git of ["add .", "commit -m x", "push origin main", "checkout -b feat", "merge main", "rebase main"]) {
+      const request = JSON.stringify({ sessionId: "s", agent, tool: "bash", args: { command: `git ${git}` }, directory: "/p", worktree: "/p" });
+      const decision = JSON.parse(nsoCore.evaluate(request));
+      assert.match(nsoCore.explain(request), /decision: (allow|block)/, `${agent} git ${git}`);
+      assert.ok(decision.ruleId, `${agent} git ${git}`);
+      cells++;
+    }
+  }
+  assert.ok(cells > 1300, `${cells} cells`);
+});
