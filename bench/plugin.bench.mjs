@@ -48,10 +48,14 @@ function coldStart(dir, runs) {
 
 /** Per-call latency of `tool.execute.before` for one scenario, in microseconds. */
 async function perCall(hooks, scenario, iterations) {
+  const sessionID = scenario.agent ? `ses_${scenario.agent}` : "ses_bench";
   const call = () => hooks["tool.execute.before"](
-    { tool: scenario.tool, sessionID: "ses_bench", callID: "c" },
+    { tool: scenario.tool, sessionID, callID: "c" },
     { args: scenario.args },
-  ).catch((error) => (scenario.expectBlock ? null : Promise.reject(error)));
+  ).then(
+    () => (scenario.expectBlock ? Promise.reject(new Error(`${scenario.name}: not blocked`)) : null),
+    (error) => (scenario.expectBlock ? null : Promise.reject(error)),
+  );
   for (let i = 0; i < 2000; i++) await call(); // warm up the JIT and the wasm tiers
   const times = new Float64Array(iterations);
   for (let i = 0; i < iterations; i++) {
@@ -65,8 +69,35 @@ async function perCall(hooks, scenario, iterations) {
 /** Scenarios measured; later issues add theirs here. */
 export const scenarios = [
   { name: "write allow (200 B content)", tool: "write", args: { filePath: "src/app.ts", content: "x".repeat(200) } },
+  { name: "edit allow", tool: "edit", args: { filePath: "src/app.ts", oldString: "a = 1", newString: "a = 2" } },
   { name: "read allow", tool: "read", args: { filePath: "src/app.ts" } },
+  { name: "write block (outside the project)", tool: "write", args: { filePath: "/etc/nso-bench", content: "x" }, expectBlock: true },
+  {
+    name: "bash allow (compound, 100 chars)",
+    tool: "bash",
+    args: { command: 'cd src && git -C .. status --short | tee ../out.txt && VAR=1 bash -lc "git log -1" 2>/dev/null' },
+  },
+  { name: "bash block (git push behind cd)", tool: "bash", args: { command: "cd src && git push origin main" }, agent: "janitor", expectBlock: true },
 ];
+
+/**
+ * The original NSO design ran a Python hook per tool call: a process that reads the call
+ * as JSON and answers. Measured with the same call, so the ratio is like for like.
+ */
+function pythonBaseline(runs) {
+  const hook = "import json,sys; call=json.load(sys.stdin); sys.exit(0 if call['tool'] else 1)";
+  const input = JSON.stringify({ tool: "write", args: scenarios[0].args });
+  // The interpreter itself, not a version-manager shim in front of it (that costs ~5x more).
+  const python = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).stdout.trim();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(python, ["-c", hook], { input });
+    if (r.status !== 0) throw new Error(`python baseline failed: ${r.stderr}`);
+    times.push((performance.now() - t0) * 1000);
+  }
+  return times.sort((a, b) => a - b);
+}
 
 async function main() {
   const dir = project();
@@ -74,16 +105,24 @@ async function main() {
   const plugin = (await import(pluginUrl)).default;
   const hooks = await plugin.server({ directory: dir, worktree: dir });
   await hooks["chat.params"]({ sessionID: "ses_bench", message: { agent: "build" } }, {});
+  for (const { agent } of scenarios.filter((s) => s.agent)) {
+    await hooks["chat.params"]({ sessionID: `ses_${agent}`, message: { agent } }, {});
+  }
   const wasm = fs.readFileSync(path.join(here, "../pkg/nso_bg.wasm"));
   const fmt = (n) => n.toFixed(2).padStart(8);
   console.log(`NSO plugin benchmark (${runtime}, ${os.cpus().length} cores)`);
   console.log(`wasm: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} bytes gzipped`);
   console.log(`cold start (import + instantiate + config), ${cold.length} processes: ` +
     `p50 ${fmt(percentile(cold, 50))} ms  p99 ${fmt(percentile(cold, 99))} ms`);
+  let writeP50;
   for (const scenario of scenarios) {
     const t = await perCall(hooks, scenario, 20000);
+    writeP50 ??= percentile(t, 50);
     console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
   }
+  const py = pythonBaseline(40);
+  console.log(`${"baseline: python3 process per call".padEnd(40)} p50 ${fmt(percentile(py, 50))} µs  p99 ${fmt(percentile(py, 99))} µs`);
+  console.log(`ratio (python baseline / NSO write allow, p50): ${Math.round(percentile(py, 50) / writeP50)}x`);
 }
 
 if (process.argv[2] === "--cold-child") await coldChild(process.argv[3]);
