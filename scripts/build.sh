@@ -21,6 +21,8 @@ node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-t
   --enable-reference-types --enable-multivalue --enable-sign-ext \
   pkg/nso_bg.wasm -o pkg/nso_bg.wasm
 rm -f pkg/.gitignore pkg/README.md
+# The policy schema ships next to the config schema that references it.
+cp crate/presets/policy.schema.json schema/policy.schema.json
 # The compiler decides the bytes: record it so a mismatch with CI names its cause.
 /usr/bin/rustc --version > pkg/TOOLCHAIN
 raw=$(wc -c < pkg/nso_bg.wasm)

@@ -298,12 +298,21 @@ fn native_agents_are_never_a_silent_pass() {
         assert_eq!(d.verdict, nso::authority::Verdict::Block, "{agent}");
         assert_eq!(d.rule_id, "kord.default.write");
     }
+    // nso: build and general implement (as in OpenCode itself); the rest do not write code,
+    // but every known agent may file its task reports.
     let n = engine("nso");
-    assert!(allowed(
-        n.evaluate(&op_request("build", "write", "src/app.ts"))
-            .verdict
-    ));
-    for agent in ["plan", "general", "explore", "janitor", "oracle"] {
+    for agent in ["build", "general"] {
+        let d = n.evaluate(&op_request(agent, "write", "src/app.ts"));
+        assert!(allowed(d.verdict), "{agent}");
+    }
+    for agent in ["plan", "general", "explore", "janitor", "oracle", "builder"] {
+        let report = ".opencode/context/active_tasks/build_20260101_x_abc123/questions.md";
+        let d = n.evaluate(&op_request(agent, "create", report));
+        assert!(allowed(d.verdict), "{agent}");
+    }
+    let d = n.evaluate(&op_request("janitor", "write", ".opencode/context/active_tasks/t/contract.md"));
+    assert!(!allowed(d.verdict));
+    for agent in ["plan", "explore", "janitor", "oracle"] {
         assert!(
             !allowed(
                 n.evaluate(&op_request(agent, "write", "src/app.ts"))

@@ -61,3 +61,11 @@ test("a trap poisons only that instance: a re-required package works", () => {
   const nso = new fresh.Nso(".opencode/nso.json", "{}");
   assert.equal(nso.config().logDir, ".opencode/logs");
 });
+
+test("the shipped policy schema is the one compiled into the core", async () => {
+  const fs = await import("node:fs");
+  const shipped = fs.readFileSync(new URL("../../schema/policy.schema.json", import.meta.url), "utf8");
+  assert.equal(shipped, core.policySchema());
+  const top = JSON.parse(fs.readFileSync(new URL("../../schema/nso.schema.json", import.meta.url), "utf8"));
+  assert.equal(top.properties.authority.$ref, "policy.schema.json");
+});
