@@ -310,7 +310,11 @@ fn native_agents_are_never_a_silent_pass() {
         let d = n.evaluate(&op_request(agent, "create", report));
         assert!(allowed(d.verdict), "{agent}");
     }
-    let d = n.evaluate(&op_request("janitor", "write", ".opencode/context/active_tasks/t/contract.md"));
+    let d = n.evaluate(&op_request(
+        "janitor",
+        "write",
+        ".opencode/context/active_tasks/t/contract.md",
+    ));
     assert!(!allowed(d.verdict));
     for agent in ["plan", "explore", "janitor", "oracle"] {
         assert!(
