@@ -6,8 +6,17 @@
 
 pub mod authority;
 pub mod config;
+pub mod contract;
+pub mod delegation;
+pub mod frontmatter;
+pub mod language;
+pub mod markdown;
+pub mod router;
 pub mod session;
 pub mod shell;
+pub mod status;
+pub mod task_id;
+pub mod template;
 
 #[cfg(target_family = "wasm")]
 mod wasm;
