@@ -1,5 +1,4 @@
-//! Runs `tests/bash_policy_cases.tsv` against the kord preset. Ignored by default because the
-//! stub shell analyser cannot parse most of them: `cargo test --test bash_cases -- --ignored`.
+//! Runs `tests/bash_policy_cases.tsv` (agent, command, verdict, rule) against the kord preset.
 
 mod common;
 
@@ -77,7 +76,6 @@ fn tsv_is_well_formed() {
 }
 
 #[test]
-#[ignore = "needs the real shell analyser"]
 fn bash_policy_cases() {
     let e = engine("kord");
     let mut failures = Vec::new();

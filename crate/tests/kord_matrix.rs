@@ -249,11 +249,15 @@ fn git_blocks_name_the_table_rule() {
         ("git commit -m x", "kord.git.commit"),
         ("git add .", "kord.git.add"),
         ("git branch topic", "kord.git.branch"),
-        ("git push --force origin main", "kord.git.destructive"),
+        // a force push is a push and a history rewrite: @qa may do neither, the first is named
+        ("git push --force origin main", "kord.git.push"),
     ] {
         let d = e.evaluate(&bash("qa", cmd));
         assert_eq!(d.rule_id, id, "{cmd}");
     }
+    // @devops may push, but not rewrite history.
+    let d = e.evaluate(&bash("devops", "git push --force origin main"));
+    assert_eq!(d.rule_id, "kord.git.destructive");
     // Read-only git is allowed for everyone, even unknown agents.
     for agent in ["qa", "explore", "who-knows"] {
         assert!(allowed(e.evaluate(&bash(agent, "git status")).verdict));

@@ -10,7 +10,7 @@ pub enum Cwd {
     Start,
     /// A literal directory: relative to the start, or absolute if it begins with `/`.
     Dir(String),
-    /// Changed by something not statically known (`cd $X`, `cd -`, `cd` with no args → $HOME is Dir("~")? no: Unknown).
+    /// Changed by something not statically known (`cd $X`, `cd -`, bare `cd`, `popd`).
     Unknown,
 }
 
@@ -18,8 +18,11 @@ pub enum Cwd {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FileOp {
+    /// Content of a (possibly existing) file is replaced or changed.
     Write,
+    /// A new directory entry is made (mkdir, touch, ln, the destination of mv / git mv).
     Create,
+    /// A directory entry is removed.
     Delete,
 }
 
@@ -27,28 +30,48 @@ pub enum FileOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GitOp {
+    /// `git push` (and `send-pack`, `http-push`, `lfs push`, `svn dcommit`).
     Push,
+    /// `git merge`, `git mergetool`.
     Merge,
+    /// `git rebase`.
     Rebase,
+    /// `git pull --rebase` (or with `pull.rebase` configured on the command line).
     PullRebase,
+    /// `git pull` without rebase.
     Pull,
+    /// `git commit` (and `am`, `notes add`, `citool`).
     Commit,
+    /// `git add` (and `stage`, `update-index`, `rm --cached`, `apply --cached`).
     Add,
+    /// A branch is created or renamed (`branch NAME`, `checkout -b`, `switch -c`, `branch -m`).
     BranchCreate,
+    /// `git branch -d/-D/--delete`.
     BranchDelete,
+    /// A tag is created or deleted.
     Tag,
+    /// `git reset` (soft/mixed/paths).
     Reset,
+    /// Switching branches or restoring files (`checkout`, `switch`, `restore`).
     Checkout,
+    /// `git stash` other than `list`/`show`.
     Stash,
+    /// `git clean` other than `-n`.
     Clean,
+    /// `git cherry-pick`.
     CherryPick,
+    /// `git revert`.
     Revert,
     /// history rewriting: push --force/-f/--force-with-lease/+refspec, commit --amend, rebase -i,
     /// filter-branch, filter-repo, reset --hard, update-ref, replace
     HistoryRewrite,
+    /// `gh pr create`.
     PrCreate,
+    /// `gh pr merge`.
     PrMerge,
+    /// `gh pr close`.
     PrClose,
+    /// `gh release create` (and other release management).
     ReleaseCreate,
     /// read-only or harmless git (status, log, diff, show, fetch, blame, merge-base, prune, ...)
     Read,
@@ -58,14 +81,23 @@ pub enum GitOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OpaqueReason {
+    /// `eval`, or a nested shell script built from expansions, or git config that runs commands.
     Eval,
+    /// The program name is an expansion (`$g push`, `$(echo git) push`).
     DynamicProgram,
+    /// `python -c`, `node -e`, `perl -e`, awk programs that can run commands, ...
     InterpreterOneLiner,
+    /// `source` / `.`.
     Source,
+    /// The command could not be parsed.
     ParseError,
+    /// The input (or the number of effects) exceeds the analyser's limits.
     TooLarge,
+    /// Nested shells/wrappers deeper than the analyser follows.
     DepthLimit,
+    /// A git/gh command the analyser does not know (alias, extension, mutating `gh api`).
     GitAlias,
+    /// A shell or interpreter reads its program from a pipe, heredoc or here-string.
     ScriptFromStdin,
 }
 
@@ -77,16 +109,27 @@ pub enum Effect {
     /// quote removal; `dynamic` is true when it contains an expansion or glob that cannot be
     /// resolved statically (then `path` holds the literal prefix up to the first dynamic char).
     File {
+        /// What happens to the file.
         op: FileOp,
+        /// The path (or its literal prefix when `dynamic`).
         path: String,
+        /// Whether the path is only known up to `path`.
         dynamic: bool,
+        /// The program or mechanism (`redirect`, `rm`, `sed -i`, ...).
         via: String,
     },
-    /// A git/gh operation. `args` are the words after the subcommand (for messages).
-    Git { op: GitOp, subcommand: String },
+    /// A git/gh operation.
+    Git {
+        /// The operation.
+        op: GitOp,
+        /// The subcommand as written (`push`, `pr merge`, ...).
+        subcommand: String,
+    },
     /// Something that could do anything; fail closed for agents lacking the right.
     Opaque {
+        /// Why it is opaque.
         reason: OpaqueReason,
+        /// Short human-readable detail.
         detail: String,
     },
 }
@@ -98,11 +141,13 @@ pub struct Step {
     pub snippet: String,
     /// The directory in effect for this step.
     pub cwd: Cwd,
+    /// What the step does.
     pub effect: Effect,
 }
 
 /// Everything a command does that authority cares about, in source order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Analysis {
+    /// The steps, in source order (substitutions before the command that uses them).
     pub steps: Vec<Step>,
 }

@@ -1,250 +1,210 @@
-//! Shell analysis interface used by the authority engine.
+//! Static analysis of bash commands for NSO's authority engine: what a command *does*
+//! (file writes/deletes, git/gh operations, and what cannot be resolved statically).
 //!
-//! `effects` is the agreed interface (owned by the shell analyser). `analyze` here is a
-//! STUB that understands only trivially split commands; the real analyser replaces it.
-//! Cases that need real parsing live in `tests/bash_policy_cases.tsv`.
+//! [`analyze`] parses the command with a hand-written, panic-free parser (`parser`,
+//! `compound`, `lexer`, `word` → `ast`), walks it in execution order tracking the working
+//! directory (`analyze`), unwraps wrappers like `env`/`sudo`/`xargs`/`find -exec`
+//! (`wrappers`) and classifies each program (`command`, `git`, `git_tree`, `gh`, `files`,
+//! `interpreters`). Nested shell scripts (`sh -c`, heredocs fed to a shell, `watch`,
+//! `trap`/`alias` bodies, git config values that are commands) are analysed recursively up
+//! to [`MAX_DEPTH`].
+//!
+//! Guarantees: never panics; input over [`MAX_INPUT`] bytes is a single `TooLarge` step;
+//! nesting, wrapper hops, path lengths and the number of steps are bounded, so time, stack
+//! and output are bounded too. Anything the analyser cannot see through becomes an `Opaque`
+//! step (fail closed).
+//!
+//! Conventions worth knowing when writing rules:
+//! * steps come in execution order: substitutions, then redirections, then the program;
+//! * a dynamic path keeps its literal prefix (`rm "$D"/x` → `""`, `tar -x -C out` → `out/`);
+//! * a word that is unknown from its first character and could be an option is assumed to be
+//!   the worst option (`git push $ARGS` → also `HistoryRewrite`; `sed $FLAGS` → `-i`);
+//! * a shell script built from expansions (`bash -c "$X"`) is analysed as far as it is known
+//!   and also reported as `Opaque Eval`;
+//! * a mutating `gh api` call is `Opaque GitAlias` (an unknown hosting operation);
+//! * functions are analysed where they are defined; calling one whose body may `cd` makes the
+//!   directory unknown.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::string_slice,
+        clippy::unreachable,
+        clippy::todo
+    )
+)]
+#![warn(missing_docs)]
 
-mod effects;
-pub use effects::*;
+mod analyze;
+mod args;
+mod ast;
+mod command;
+mod compound;
+pub mod effects;
+mod files;
+mod gh;
+mod git;
+mod git_tree;
+mod interpreters;
+mod lexer;
+mod parser;
+mod summary;
+mod word;
+mod wrappers;
 
-/// STUB analyser: splits on `&&`, `||`, `;`, `|` and newlines (no quoting of separators),
-/// splits words on whitespace with simple quote removal, and recognises a handful of
-/// programs (`git`, `gh`, `rm`, `touch`, `cp`, `mv`, `tee`, `cd`, `eval`, `python -c`,
-/// redirects `>`/`>>`).
-pub fn analyze(cmd: &str) -> Analysis {
-    let mut steps = Vec::new();
-    let mut cwd = Cwd::Start;
-    for piece in split_commands(cmd) {
-        let snippet: String = piece.trim().chars().take(120).collect();
-        if snippet.is_empty() {
-            continue;
-        }
-        let mut words = split_words(piece);
-        // Redirects.
-        let mut i = 0;
-        while i < words.len() {
-            let w = words[i].clone();
-            let (via, rest) = if let Some(r) = w.strip_prefix(">>") {
-                (">>", r)
-            } else if let Some(r) = w.strip_prefix('>') {
-                (">", r)
-            } else {
-                i += 1;
-                continue;
-            };
-            let (target, consumed) = if rest.is_empty() {
-                (words.get(i + 1).cloned().unwrap_or_default(), 2)
-            } else {
-                (rest.to_string(), 1)
-            };
-            let end = (i + consumed).min(words.len());
-            words.drain(i..end);
-            if !target.is_empty() {
-                steps.push(file_step(&snippet, &cwd, FileOp::Write, &target, via));
-            }
-        }
-        let Some(prog) = words.first().cloned() else {
-            continue;
-        };
-        let args = &words[1..];
-        let step = |effect| Step {
-            snippet: snippet.clone(),
-            cwd: cwd.clone(),
-            effect,
-        };
-        if prog.starts_with('$') {
-            steps.push(step(Effect::Opaque {
-                reason: OpaqueReason::DynamicProgram,
-                detail: prog.clone(),
-            }));
-            continue;
-        }
-        match prog.as_str() {
-            "cd" => {
-                cwd = match args.first() {
-                    Some(d) if !d.starts_with('$') && d != "-" => match &cwd {
-                        Cwd::Start => Cwd::Dir(d.clone()),
-                        Cwd::Dir(prev) if !d.starts_with('/') => Cwd::Dir(format!("{prev}/{d}")),
-                        Cwd::Dir(_) => Cwd::Dir(d.clone()),
-                        Cwd::Unknown => Cwd::Unknown,
-                    },
-                    _ => Cwd::Unknown,
-                };
-            }
-            "eval" => steps.push(step(Effect::Opaque {
-                reason: OpaqueReason::Eval,
-                detail: args.join(" "),
-            })),
-            "python" | "python3" | "node" | "perl" | "ruby"
-                if args.iter().any(|a| a == "-c" || a == "-e") =>
-            {
-                steps.push(step(Effect::Opaque {
-                    reason: OpaqueReason::InterpreterOneLiner,
-                    detail: prog.clone(),
-                }))
-            }
-            "rm" | "rmdir" => {
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    steps.push(file_step(&snippet, &cwd, FileOp::Delete, a, &prog));
-                }
-            }
-            "touch" | "mkdir" => {
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    steps.push(file_step(&snippet, &cwd, FileOp::Create, a, &prog));
-                }
-            }
-            "tee" => {
-                let append = args.iter().any(|a| a == "-a" || a == "--append");
-                let via = if append { "tee -a" } else { "tee" };
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    steps.push(file_step(&snippet, &cwd, FileOp::Write, a, via));
-                }
-            }
-            "cp" | "mv" => {
-                let files: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-                if let Some((dest, srcs)) = files.split_last() {
-                    if prog == "mv" {
-                        for s in srcs {
-                            steps.push(file_step(&snippet, &cwd, FileOp::Delete, s, "mv"));
-                        }
-                    }
-                    steps.push(file_step(&snippet, &cwd, FileOp::Create, dest, &prog));
-                }
-            }
-            "git" => {
-                if let Some((sub, op)) = git_op(args) {
-                    steps.push(step(Effect::Git {
-                        op,
-                        subcommand: sub,
-                    }));
-                }
-            }
-            "gh" => {
-                if let Some(op) = gh_op(args) {
-                    steps.push(step(Effect::Git {
-                        op,
-                        subcommand: args.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
-                    }));
-                }
-            }
-            _ => {}
-        }
-    }
-    Analysis { steps }
+pub use effects::{Analysis, Cwd, Effect, FileOp, GitOp, OpaqueReason, Step};
+pub use summary::summary;
+
+/// How many `sh -c` / heredoc-to-shell levels are analysed; deeper ones are
+/// `Opaque DepthLimit`.
+pub const MAX_DEPTH: usize = 3;
+
+/// Largest input analysed, in bytes; larger input is a single `Opaque TooLarge` step.
+pub const MAX_INPUT: usize = 64 * 1024;
+
+/// Analyses a bash command line. Never panics; bounded time and output on any input.
+pub fn analyze(command: &str) -> Analysis {
+    let mut a = analyze::Analyzer::new();
+    let mut cwd = analyze::Dir::Start;
+    a.script(command, &mut cwd, 0);
+    Analysis { steps: a.steps }
 }
 
-fn file_step(snippet: &str, cwd: &Cwd, op: FileOp, path: &str, via: &str) -> Step {
-    let dynamic_at = path.find(['$', '*', '?', '`']);
-    Step {
-        snippet: snippet.to_string(),
-        cwd: cwd.clone(),
-        effect: Effect::File {
-            op,
-            path: path[..dynamic_at.unwrap_or(path.len())].to_string(),
-            dynamic: dynamic_at.is_some(),
-            via: via.to_string(),
-        },
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps(cmd: &str) -> Vec<Step> {
+        analyze(cmd).steps
     }
-}
 
-fn git_op(args: &[String]) -> Option<(String, GitOp)> {
-    let sub = args.first()?.clone();
-    let rest = &args[1..];
-    let has = |f: &str| rest.iter().any(|a| a == f);
-    let op = match sub.as_str() {
-        "push" if has("-f") || has("--force") || rest.iter().any(|a| a.starts_with('+')) => {
-            GitOp::HistoryRewrite
-        }
-        "push" => GitOp::Push,
-        "commit" if has("--amend") => GitOp::HistoryRewrite,
-        "commit" => GitOp::Commit,
-        "add" => GitOp::Add,
-        "merge" => GitOp::Merge,
-        "rebase" if has("-i") => GitOp::HistoryRewrite,
-        "rebase" => GitOp::Rebase,
-        "pull" if has("--rebase") => GitOp::PullRebase,
-        "pull" => GitOp::Pull,
-        "branch" if has("-d") || has("-D") => GitOp::BranchDelete,
-        "branch" if rest.iter().any(|a| !a.starts_with('-')) => GitOp::BranchCreate,
-        "tag" if rest.iter().any(|a| !a.starts_with('-')) => GitOp::Tag,
-        "reset" if has("--hard") => GitOp::HistoryRewrite,
-        "reset" => GitOp::Reset,
-        "checkout" | "switch" => GitOp::Checkout,
-        "stash" => GitOp::Stash,
-        "clean" => GitOp::Clean,
-        "cherry-pick" => GitOp::CherryPick,
-        "revert" => GitOp::Revert,
-        _ => GitOp::Read,
-    };
-    Some((sub, op))
-}
-
-fn gh_op(args: &[String]) -> Option<GitOp> {
-    let a = args.first()?.as_str();
-    let b = args.get(1).map(String::as_str).unwrap_or("");
-    Some(match (a, b) {
-        ("pr", "create") => GitOp::PrCreate,
-        ("pr", "merge") => GitOp::PrMerge,
-        ("pr", "close") => GitOp::PrClose,
-        ("release", "create") => GitOp::ReleaseCreate,
-        _ => GitOp::Read,
-    })
-}
-
-fn split_commands(cmd: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let bytes = cmd.as_bytes();
-    let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let two = if i + 1 < bytes.len() {
-            &bytes[i..i + 2]
-        } else {
-            &bytes[i..i + 1]
-        };
-        if two == b"&&" || two == b"||" {
-            out.push(&cmd[start..i]);
-            i += 2;
-            start = i;
-        } else if matches!(bytes[i], b';' | b'|' | b'\n') {
-            out.push(&cmd[start..i]);
-            i += 1;
-            start = i;
-        } else {
-            i += 1;
-        }
+    #[test]
+    fn snippets_are_the_simple_command() {
+        let s = steps("cd sub && VAR=1 git push origin main 2>/dev/null; echo done");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].snippet, "VAR=1 git push origin main 2>/dev/null");
+        assert_eq!(s[0].cwd, Cwd::Dir("sub".into()));
+        let long = format!("rm {}", "x".repeat(300));
+        assert!(steps(&long)[0].snippet.chars().count() <= 120);
     }
-    out.push(&cmd[start..]);
-    out
-}
 
-fn split_words(s: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quote: Option<char> = None;
-    let mut in_word = false;
-    for c in s.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '\'' || c == '"' => {
-                quote = Some(c);
-                in_word = true;
+    #[test]
+    fn file_effect_fields() {
+        let s = steps("rm -rf \"$DIR\"/tmp build");
+        assert_eq!(
+            s[0].effect,
+            Effect::File {
+                op: FileOp::Delete,
+                path: String::new(),
+                dynamic: true,
+                via: "rm".into()
             }
-            None if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
+        );
+        assert_eq!(
+            s[1].effect,
+            Effect::File {
+                op: FileOp::Delete,
+                path: "build".into(),
+                dynamic: false,
+                via: "rm".into()
             }
-            None => {
-                cur.push(c);
-                in_word = true;
+        );
+        let s = steps("echo x > out.txt");
+        assert!(matches!(&s[0].effect, Effect::File { via, .. } if via == "redirect"));
+    }
+
+    #[test]
+    fn git_effect_names_subcommand() {
+        let s = steps("git -C x push -f");
+        assert_eq!(
+            s[1].effect,
+            Effect::Git {
+                op: GitOp::HistoryRewrite,
+                subcommand: "push".into()
             }
+        );
+        let s = steps("gh pr merge 3");
+        assert!(matches!(&s[0].effect, Effect::Git { subcommand, .. } if subcommand == "pr merge"));
+    }
+
+    #[test]
+    fn depth_limit() {
+        let mut cmd = "git push".to_string();
+        for _ in 0..MAX_DEPTH {
+            cmd = format!("sh -c {}", quote(&cmd));
         }
+        assert_eq!(summary(&analyze(&cmd)), "git:push");
+        let deeper = format!("sh -c {}", quote(&cmd));
+        assert_eq!(summary(&analyze(&deeper)), "opaque:depth_limit");
     }
-    if in_word {
-        words.push(cur);
+
+    /// Single-quotes `s` for the shell.
+    fn quote(s: &str) -> String {
+        format!("'{}'", s.replace('\'', r"'\''"))
     }
-    words
+
+    #[test]
+    fn too_large_is_one_step() {
+        let s = steps(&"a".repeat(MAX_INPUT + 1));
+        assert_eq!(s.len(), 1);
+        assert!(matches!(
+            s[0].effect,
+            Effect::Opaque {
+                reason: OpaqueReason::TooLarge,
+                ..
+            }
+        ));
+        // exactly at the limit is analysed
+        assert!(steps(&"a".repeat(MAX_INPUT)).is_empty());
+    }
+
+    #[test]
+    fn parse_error_is_one_step() {
+        let s = steps("git push; echo 'oops");
+        assert_eq!(s.len(), 1);
+        assert!(matches!(
+            s[0].effect,
+            Effect::Opaque {
+                reason: OpaqueReason::ParseError,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn step_count_is_capped() {
+        let cmd = "rm a; ".repeat(5000);
+        let s = steps(&cmd);
+        assert_eq!(s.len(), analyze::MAX_STEPS + 1);
+        assert!(matches!(
+            s.last().map(|s| &s.effect),
+            Some(Effect::Opaque {
+                reason: OpaqueReason::TooLarge,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn long_paths_are_cut() {
+        let cmd = format!("rm {}", "p".repeat(analyze::MAX_PATH + 10));
+        let s = steps(&cmd);
+        assert!(
+            matches!(&s[0].effect, Effect::File { path, dynamic: true, .. } if path.len() == analyze::MAX_PATH)
+        );
+        let cmd = format!("cd {} && rm x", "d".repeat(analyze::MAX_PATH + 10));
+        assert_eq!(steps(&cmd)[0].cwd, Cwd::Unknown);
+    }
+
+    #[test]
+    fn serializes_for_the_engine() {
+        let json = serde_json::to_string(&analyze("cd s && rm x")).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"steps":[{"snippet":"rm x","cwd":{"kind":"dir","path":"s"},"effect":{"type":"file","op":"delete","path":"x","dynamic":false,"via":"rm"}}]}"#
+        );
+    }
 }
