@@ -83,35 +83,45 @@ function realDir(dir) {
     if (parent === dir) real = dir;
     else {
       const base = realDir(parent);
-      real = followLink(base, path.join(base, path.basename(dir)));
+      real = resolveLink(base, path.join(base, path.basename(dir)))[0];
     }
     realDirs.set(dir, real);
   }
   return real;
 }
 
-/** `candidate` (inside the real folder `dir`), with a symlink in its last part followed. */
-function followLink(dir, candidate, depth = 0) {
+/**
+ * `[real path, exists]` of `candidate` (inside the real folder `dir`), following a symlink in
+ * its last part; one lstat when it is not a link.
+ */
+function resolveLink(dir, candidate, depth = 0) {
   const stat = fs.lstatSync(candidate, { throwIfNoEntry: false });
-  if (!stat?.isSymbolicLink() || depth > 40) return candidate;
+  if (!stat) return [candidate, false];
+  if (!stat.isSymbolicLink() || depth > 40) return [candidate, true];
   let target;
   try {
     target = fs.readlinkSync(candidate);
   } catch {
-    return candidate;
+    return [candidate, true];
   }
   const next = path.resolve(dir, target);
-  return followLink(realDir(path.dirname(next)), path.join(realDir(path.dirname(next)), path.basename(next)), depth + 1);
+  const nextDir = realDir(path.dirname(next));
+  return resolveLink(nextDir, path.join(nextDir, path.basename(next)), depth + 1);
 }
 
 /**
- * The real location of the absolute path `abs`: symlinks in every folder on the way and in
- * the last part are followed (a dangling link: where a write would land); parts that do not
- * exist yet are kept as written. Never throws.
+ * `[real path, exists]` of the absolute path `abs`: symlinks in every folder on the way and
+ * in the last part are followed (a dangling link: where a write would land, not existing);
+ * parts that do not exist yet are kept as written. Never throws.
  */
-export function realPath(abs) {
+export function realPathInfo(abs) {
   const dir = realDir(path.dirname(abs));
-  return followLink(dir, path.join(dir, path.basename(abs)));
+  return resolveLink(dir, path.join(dir, path.basename(abs)));
+}
+
+/** The real location of the absolute path `abs` (see {@link realPathInfo}). */
+export function realPath(abs) {
+  return realPathInfo(abs)[0];
 }
 
 /** Answers the core's lookups `{resolve, content, exists}` into `request`'s maps. */
@@ -317,9 +327,10 @@ export function createNso({ directory, worktree } = {}) {
    * current contents, existence). Returns the decision, or undefined for a plain allow.
    */
   function decide(request) {
-    request.resolved = preResolve(request.tool, request.args);
+    request.resolved = {};
     request.contents = {};
     request.exists = {};
+    preResolve(request);
     for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
       const json = withEngine((e) => e.decide(JSON.stringify(request)));
       if (json === undefined) return undefined;
@@ -331,16 +342,19 @@ export function createNso({ directory, worktree } = {}) {
       `gather what it needs to decide on this call (fail closed). Report this to your caller.` };
   }
 
-  /** Real paths of the usual path arguments, so most calls need one round only. */
-  function preResolve(tool, args) {
-    const resolved = {};
+  /**
+   * Real paths and existence of the usual path arguments, so most calls need one round:
+   * the core asks for what is still missing.
+   */
+  function preResolve(request) {
     for (const key of ["filePath", "path"]) {
-      const given = args?.[key];
+      const given = request.args?.[key];
       if (typeof given === "string" && given && !given.startsWith("~")) {
-        resolved[given] = realPath(path.resolve(baseDir, given));
+        const [real, exists] = realPathInfo(path.resolve(baseDir, given));
+        request.resolved[given] = real;
+        request.exists[given] = exists;
       }
     }
-    return resolved;
   }
 
   function logDecision(decision, tool, agent) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates pkg/ from crate/: wasm-pack (target nodejs: loads in Node 20 and OpenCode's Bun),
-# then wasm-opt -Oz from the npm binaryen package. Reproducible: source paths are remapped,
+# then wasm-opt -O3 from the npm binaryen package (speed: see Cargo.toml). Reproducible: source paths are remapped,
 # so clones at different paths produce byte-identical output.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 export RUSTFLAGS="--remap-path-prefix=$root=/nso --remap-path-prefix=$registry=/cargo --remap-path-prefix=/usr/lib/rustlib/src/rust=/rustsrc"
 
 wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$root/pkg" --out-name nso
-node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-reference-types --enable-multivalue --enable-sign-ext \
   pkg/nso_bg.wasm -o pkg/nso_bg.wasm
 rm -f pkg/.gitignore pkg/README.md

@@ -83,15 +83,6 @@ fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
     error
 }
 
-/// What the shim must look up before the engine can decide: real paths (symlinks), current
-/// contents, and whether files exist.
-#[derive(Serialize, Default)]
-struct Need {
-    resolve: Vec<String>,
-    content: Vec<String>,
-    exists: Vec<String>,
-}
-
 #[wasm_bindgen]
 impl Nso {
     /// Parses the config text of `config_file` (`undefined` when the file does not exist)
@@ -157,16 +148,10 @@ impl Nso {
     #[wasm_bindgen(js_name = decide)]
     pub fn decide(&mut self, request_json: &str) -> Result<Option<String>, JsValue> {
         let request = parse_request(request_json)?;
-        let (resolve, content, exists) = self.engine.lookups(&request);
-        let need = Need {
-            resolve,
-            content,
-            exists,
+        let decision = match self.engine.decide_or_lookups(&request) {
+            Ok(decision) => decision,
+            Err(need) => return json(&serde_json::json!({ "need": need })).map(Some),
         };
-        if !(need.resolve.is_empty() && need.content.is_empty() && need.exists.is_empty()) {
-            return json(&serde_json::json!({ "need": need })).map(Some);
-        }
-        let decision = self.engine.decide(&request);
         let plain = decision.verdict == authority::Verdict::Allow
             && decision.notices.is_empty()
             && decision.log.is_empty()
@@ -181,12 +166,7 @@ impl Nso {
     /// exists}` as JSON), without deciding or counting anything.
     #[wasm_bindgen(js_name = lookups)]
     pub fn lookups(&self, request_json: &str) -> Result<String, JsValue> {
-        let (resolve, content, exists) = self.engine.lookups(&parse_request(request_json)?);
-        json(&Need {
-            resolve,
-            content,
-            exists,
-        })
+        json(&self.engine.lookups(&parse_request(request_json)?))
     }
 
     /// The decision on a call without counting it (for `nso explain --json`), as JSON.

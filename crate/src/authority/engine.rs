@@ -113,6 +113,25 @@ pub struct Decision {
     pub repeats: u32,
 }
 
+/// What the shim must look up before the engine can decide: real locations (symlinks),
+/// current contents and existence of absolute paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Lookups {
+    /// Paths whose real location is not in [`Request::resolved`].
+    pub resolve: Vec<String>,
+    /// Paths whose content is needed (append-only and sacred files).
+    pub content: Vec<String>,
+    /// Paths whose existence decides between write and create rights.
+    pub exists: Vec<String>,
+}
+
+impl Lookups {
+    /// Nothing to look up.
+    pub fn is_empty(&self) -> bool {
+        self.resolve.is_empty() && self.content.is_empty() && self.exists.is_empty()
+    }
+}
+
 /// Maximum sessions whose repeat counters are kept (oldest forgotten first).
 const MAX_SESSIONS: usize = 256;
 /// Maximum distinct blocked calls remembered per session.
@@ -219,7 +238,27 @@ impl Engine {
     /// Decides a call and counts repeated identical blocks per session. The message of a
     /// block repeated in the same session says how often it was refused already.
     pub fn decide(&mut self, req: &Request) -> Decision {
-        let mut d = self.evaluate(req);
+        let d = self.evaluate(req);
+        self.count_repeats(req, d)
+    }
+
+    /// [`Engine::decide`], unless the shim must look something up first: then the
+    /// lookups (as [`Engine::lookups`]). One classification of the call serves both, so the
+    /// hot path analyses a bash command once.
+    pub fn decide_or_lookups(&mut self, req: &Request) -> Result<Decision, Lookups> {
+        let d = {
+            let class = self.classify(req);
+            let lookups = self.lookups_in(req, &class);
+            if !lookups.is_empty() {
+                return Err(lookups);
+            }
+            self.run_class(req, &class, &mut Trace { lines: None })
+        };
+        Ok(self.count_repeats(req, d))
+    }
+
+    /// Counts a block per session and tells the agent to stop when it repeats.
+    fn count_repeats(&mut self, req: &Request, mut d: Decision) -> Decision {
         if d.verdict == Verdict::Block {
             let key = call_hash(req);
             let n = self.bump(&req.session_id, key);
@@ -331,17 +370,23 @@ impl Engine {
         self.unresolved_paths_in(req, &self.classify(req))
     }
 
-    /// Everything the shim must look up before [`Engine::decide`] can answer, from one
-    /// classification of the call: `(unresolved paths, contents, existence)`, each without
+    /// Everything the shim must look up before [`Engine::decide`] can answer, each without
     /// what the request already carries.
-    pub fn lookups(&self, req: &Request) -> (Vec<String>, Vec<String>, Vec<String>) {
-        let class = self.classify(req);
-        let resolve = self.unresolved_paths_in(req, &class);
-        let mut content = self.required_content_in(req, &class);
+    pub fn lookups(&self, req: &Request) -> Lookups {
+        self.lookups_in(req, &self.classify(req))
+    }
+
+    fn lookups_in(&self, req: &Request, class: &Classification) -> Lookups {
+        let resolve = self.unresolved_paths_in(req, class);
+        let mut content = self.required_content_in(req, class);
         content.retain(|p| !req.contents.contains_key(p));
-        let mut exists = self.required_exists_in(req, &class);
+        let mut exists = self.required_exists_in(req, class);
         exists.retain(|p| !req.exists.contains_key(p));
-        (resolve, content, exists)
+        Lookups {
+            resolve,
+            content,
+            exists,
+        }
     }
 
     fn unresolved_paths_in(&self, req: &Request, class: &Classification) -> Vec<String> {
@@ -423,6 +468,10 @@ impl Engine {
     }
 
     fn run(&self, req: &Request, trace: &mut Trace) -> Decision {
+        self.run_class(req, &self.classify(req), trace)
+    }
+
+    fn run_class(&self, req: &Request, class: &Classification, trace: &mut Trace) -> Decision {
         let p = &self.policy;
         let caller = self.caller(req);
         let agent_name = match caller {
@@ -441,7 +490,6 @@ impl Engine {
             ),
             Caller::Missing => "agent: none recorded for this session".to_string(),
         });
-        let class = self.classify(req);
         trace.add(|| {
             format!(
                 "tool: {} ({}), {} operation{}",

@@ -76,7 +76,7 @@ pub use config::{
     GIT_OP_NAMES,
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
-pub use engine::{CheckedOp, Decision, Engine, Request, Verdict};
+pub use engine::{CheckedOp, Decision, Engine, Lookups, Request, Verdict};
 pub use glob::{Glob, GlobError};
 pub use patch::{
     apply_update, parse as parse_patch, unified_diff_files, Hunk, HunkLine, Patch, PatchAction,
