@@ -359,7 +359,8 @@ export function createNso({ directory, worktree } = {}) {
 
   function logDecision(decision, tool, agent) {
     const line = `${new Date().toISOString()} ${decision.verdict} ${tool} @${agent ?? "?"} ${decision.ruleId ?? ""}` +
-      (decision.unclassified ? " (unclassified tool)" : "");
+      (decision.unclassified ? " (unclassified tool)" : "") +
+      (decision.notices?.length ? ` reminder: ${decision.notices.join(" | ")}` : "");
     appendLog("nso.log", line);
     for (const extra of decision.log ?? []) appendLog("nso.log", `${new Date().toISOString()} ${extra}`);
   }

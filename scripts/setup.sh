@@ -43,6 +43,17 @@ else
   log "wasm-pack $WASM_PACK_VERSION present"
 fi
 
+if rustup toolchain list 2>/dev/null | grep -q nightly; then
+  if ! cargo fuzz --version >/dev/null 2>&1; then
+    log "cargo install cargo-fuzz"
+    cargo install -q cargo-fuzz
+  else
+    log "cargo-fuzz present"
+  fi
+else
+  log "no nightly toolchain: fuzzing (scripts/fuzz.sh) unavailable"
+fi
+
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
   log "npm ci"
   npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error

@@ -11,6 +11,12 @@ cargo fmt --all --check
 cargo clippy --quiet --all-targets -- -D warnings
 echo "== cargo test"
 cargo test --quiet 2>&1
+echo "== fuzz (no panics: shell analyser, policy parser, patch parser)"
+if cargo +nightly fuzz --version >/dev/null 2>&1; then
+  FUZZ_SECONDS=${FUZZ_SECONDS:-15} bash scripts/fuzz.sh
+else
+  echo "SKIPPED: no nightly toolchain with cargo-fuzz (the deterministic random-input tests above still ran)"
+fi
 echo "== node tests (pkg/ and plugin/)"
 node --test --test-reporter=spec tests/node/
 echo "== end-to-end through real OpenCode"

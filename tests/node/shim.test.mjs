@@ -206,3 +206,52 @@ test("chat.message never throws, even on malformed input", async () => {
   await hooks.event({ event: null });
   await hooks.event({ event: { type: "session.created", properties: {} } });
 });
+
+test("symlinks are decided on their real target, for file tools and for bash", async () => {
+  const outside = makeProject({ "victim.txt": "keep" });
+  const dir = makeProject({
+    ".opencode/nso.json": '{"authority": {"preset": "kord"}}',
+    "docs/kord/plans/p1.md": "# Plan\n",
+    "src/app.ts": "x",
+  });
+  fs.symlinkSync(outside, path.join(dir, "out"));                               // folder link out
+  fs.symlinkSync(path.join(outside, "victim.txt"), path.join(dir, "notes.md")); // file link out
+  fs.symlinkSync("../../../src", path.join(dir, "docs/kord/plans/code"));       // plans -> src
+  const hooks = await start(dir);
+  await hooks["chat.params"](...chatParams("ses_dev", "dev"));
+  await hooks["chat.params"](...chatParams("ses_plan", "plan"));
+
+  for (const filePath of ["out/x.txt", "notes.md", path.join(dir, "out/deep/y.txt")]) {
+    const message = await before(hooks, "ses_dev", "write", { filePath, content: "x" });
+    assert.match(message ?? "", /outside the project/, filePath);
+  }
+  // @plan may write plan drafts, but this "plan" folder is src/ in disguise.
+  const disguised = await before(hooks, "ses_plan", "write", { filePath: "docs/kord/plans/code/evil.ts", content: "x" });
+  assert.match(disguised ?? "", /NSO blocked write for @plan/);
+  assert.match(disguised ?? "", /src\/evil\.ts/);
+  const viaBash = await before(hooks, "ses_dev", "bash", { command: "cd docs && echo x > ../out/z.txt" });
+  assert.match(viaBash ?? "", /outside the project/);
+  assert.equal(await before(hooks, "ses_dev", "write", { filePath: "src/new.ts", content: "x" }), null);
+});
+
+test("a repeated refusal tells the agent to stop and report", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  const hooks = await start(dir);
+  await hooks["chat.params"](...chatParams("ses_1", "qa"));
+  const first = await before(hooks, "ses_1", "bash", { command: "git push origin main" });
+  assert.doesNotMatch(first, /already refused/);
+  const second = await before(hooks, "ses_1", "bash", { command: "git push origin main" });
+  assert.match(second, /This exact call was already refused 1 time in this session: stop retrying, and report the block to your caller\./);
+});
+
+test("soft rules run the call and append their reminder to its output", async () => {
+  const config = { authority: { preset: "kord", rules: [{ id: "acme.lock.soft", agents: ["*"], ops: ["write"], paths: ["**/package-lock.json"], effect: "soft", reason: "lock files change through npm" }] } };
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify(config), "package-lock.json": "{}" });
+  const hooks = await start(dir);
+  await hooks["chat.params"](...chatParams("ses_1", "dev"));
+  await hooks["tool.execute.before"]({ tool: "edit", sessionID: "ses_1", callID: "c9" }, { args: { filePath: "package-lock.json", oldString: "{}", newString: "{ }" } });
+  const out = { output: "Edit applied." };
+  await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_1", callID: "c9", args: {} }, out);
+  assert.match(out.output, /^Edit applied\.\n\n\[.*lock files change through npm.*\]$/s);
+  assert.match(readIf(dir, ".opencode/logs/nso.log"), /soft edit @dev \S+ reminder: .*lock files change through npm/);
+});
