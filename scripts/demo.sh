@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -x node_modules/.bin/opencode ]; then
   echo "[demo] installing npm dev dependencies (OpenCode among them)"
-  npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
+  # `npm install` from package-lock.json (see scripts/setup.sh for why not `npm ci`)
+  npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error
 fi
 exec bash tests/e2e/netns.sh node tests/e2e/demo.mjs

@@ -55,8 +55,11 @@ else
 fi
 
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
-  log "npm ci"
-  npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
+  # `npm install`, not `npm ci`: where npm is set to omit resolved URLs from lock files
+  # (as on these machines), it also leaves other platforms' optional packages out of the
+  # lock, and `npm ci` then refuses it. Versions stay pinned by package-lock.json.
+  log "npm install (from package-lock.json)"
+  npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error
 else
   log "node_modules present"
 fi

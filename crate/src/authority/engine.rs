@@ -11,6 +11,7 @@ use crate::shell::Cwd;
 
 use super::config::Effect;
 use super::content::Change;
+use super::fast_map::FastMap;
 use super::message::{self, Action};
 use super::paths::{Location, Roots};
 use super::policy::{
@@ -37,12 +38,12 @@ pub struct Request {
     pub worktree: String,
     /// Symlinks resolved by the shim: path as given in the args, or its normalised absolute
     /// form → real absolute path.
-    pub resolved: HashMap<String, String>,
+    pub resolved: FastMap<String, String>,
     /// Current content of files the engine asked for ([`Engine::required_content`]),
     /// keyed by absolute path; `null` = the file does not exist (empty old content).
-    pub contents: HashMap<String, Option<String>>,
+    pub contents: FastMap<String, Option<String>>,
     /// Whether files exist, keyed by absolute path ([`Engine::required_exists`]).
-    pub exists: HashMap<String, bool>,
+    pub exists: FastMap<String, bool>,
 }
 
 /// Outcome of a decision or of one operation.

@@ -1,6 +1,7 @@
 //! Merging a preset with the project's config, and compiling the result into a [`Policy`].
 //! The merge rules are documented on [`super::policy`].
 
+use super::fast_map::FastMap;
 use std::collections::{BTreeMap, HashMap};
 
 use super::config::{
@@ -253,7 +254,7 @@ impl Merged {
 
         // Agents and their names.
         let mut agents: Vec<Agent> = Vec::new();
-        let mut exact_names: HashMap<String, usize> = HashMap::new();
+        let mut exact_names: FastMap<String, usize> = FastMap::default();
         let mut folded_names: HashMap<String, (usize, String)> = HashMap::new();
         for agent_name in &self.agent_order {
             let (raw, source, path) = &self.agents[agent_name];

@@ -62,6 +62,7 @@ mod config;
 mod content;
 mod engine;
 mod evaluate;
+mod fast_map;
 mod glob;
 mod merge;
 mod message;
@@ -77,6 +78,7 @@ pub use config::{
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
 pub use engine::{CheckedOp, Decision, Engine, Lookups, Request, Verdict};
+pub use fast_map::FastMap;
 pub use glob::{Glob, GlobError};
 pub use patch::{
     apply_update, parse as parse_patch, unified_diff_files, Hunk, HunkLine, Patch, PatchAction,

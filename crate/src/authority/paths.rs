@@ -160,11 +160,19 @@ fn is_clean(p: &str) -> bool {
     if p == "/" {
         return true;
     }
-    let body = p.strip_prefix('/').unwrap_or(p);
-    !body.is_empty()
-        && body
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
+    // A byte scan: this runs several times per decision.
+    let body = p.strip_prefix('/').unwrap_or(p).as_bytes();
+    let mut start = 0;
+    for end in 0..=body.len() {
+        if end < body.len() && body.get(end) != Some(&b'/') {
+            continue;
+        }
+        if matches!(body.get(start..end), None | Some(b"" | b"." | b"..")) {
+            return false;
+        }
+        start = end + 1;
+    }
+    true
 }
 
 fn clean_absolute(p: &str) -> Cow<'_, str> {

@@ -9,7 +9,7 @@
 //! - `outsideProject.allow`: the project's list replaces the preset's; `instead` replaced.
 //! - `tools`: by tool name, replaced.
 
-use std::collections::HashMap;
+use super::fast_map::FastMap;
 
 use crate::shell::GitOp;
 
@@ -192,8 +192,8 @@ pub struct Policy {
     pub preset: Option<String>,
     pub(crate) case_insensitive: bool,
     pub(crate) agents: Vec<Agent>,
-    pub(super) exact_names: HashMap<String, usize>,
-    pub(super) folded_names: HashMap<String, usize>,
+    pub(super) exact_names: FastMap<String, usize>,
+    pub(super) folded_names: FastMap<String, usize>,
     pub(crate) rules: Vec<Rule>,
     /// Rule indices per agent × slot: `index[agent * SLOTS + slot]`.
     pub(super) index: Vec<Vec<u32>>,
@@ -201,7 +201,7 @@ pub struct Policy {
     pub(crate) append_only: Vec<AppendOnly>,
     pub(crate) sacred: Vec<Sacred>,
     pub(crate) outside_instead: Option<String>,
-    pub(crate) tools: HashMap<String, ToolSpec>,
+    pub(crate) tools: FastMap<String, ToolSpec>,
     pub(super) write_create_same: Vec<bool>,
     pub(super) default_ids: [String; 6],
 }

@@ -1,8 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::collections::HashMap;
-
 use nso::authority::{Decision, Engine, Policy, Request, Verdict};
 use serde_json::{json, Value};
 
@@ -44,7 +42,7 @@ pub fn abs(path: &str) -> String {
 /// read → `read`; write → `edit` of an existing file (appending to it);
 /// create → `write` of a missing file; delete → `apply_patch` Delete File.
 pub fn op_request(agent: &str, op: &str, path: &str) -> Request {
-    let mut contents: HashMap<String, Option<String>> = HashMap::new();
+    let mut contents = nso::authority::FastMap::default();
     let r = match op {
         "read" => req(agent, "read", json!({ "filePath": path })),
         "write" => {
