@@ -46,5 +46,21 @@ say("4. On disk", [
 ].join("\n"));
 say("5. NSO's decision log (.opencode/logs/nso.log)", indent(fs.readFileSync(path.join(projectDir, ".opencode/logs/nso.log"), "utf8")));
 const ok = context && !fs.existsSync(outside) && toolResults(calls.at(-1).body).some((r) => r.startsWith("NSO blocked"));
-console.log(ok ? "\nDemo OK: NSO loaded, initialised the session, and refused the write outside the project." : "\nDemo FAILED");
-process.exit(ok ? 0 : 1);
+
+// Second run: the kord preset, OpenCode's plan agent (the seed's @plan: never writes code)
+// tries to write source code through bash.
+const sneaky = "cat > src/feature.ts <<'EOF'\nexport const feature = true;\nEOF";
+const mock2 = await startMockModel(sequence([{ toolCalls: [{ name: "bash", args: { command: sneaky, description: "write" } }] }]));
+const kordDir = makeProject({ git: true, files: { ".opencode/nso.json": JSON.stringify({ authority: { preset: "kord" } }) } });
+say("6. Second run: .opencode/nso.json selects the kord preset; agent plan runs", indent(sneaky));
+const run2 = await runOpencode({ projectDir: kordDir, prompt: "Sketch the feature", mock: mock2, agent: "plan", plugins: [PLUGIN] });
+await mock2.close();
+const refusal = toolResults(mock2.requests.filter((r) => !r.isTitle).at(-1).body).find((r) => r.startsWith("NSO blocked"));
+console.log(indent(refusal ?? "(no refusal!)"));
+console.log(`   src/feature.ts written: ${fs.existsSync(path.join(kordDir, "src/feature.ts"))}`);
+const ok2 = run2.code === 0 && refusal && !fs.existsSync(path.join(kordDir, "src/feature.ts"));
+
+console.log(ok && ok2
+  ? "\nDemo OK: NSO loaded, initialised the session, refused the write outside the project and @plan's bash write into src/."
+  : "\nDemo FAILED");
+process.exit(ok && ok2 ? 0 : 1);
