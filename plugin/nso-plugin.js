@@ -76,14 +76,19 @@ export function forgetRealPaths() {
   realDirs.clear();
 }
 
+// Paths here are absolute and normalised (path.resolve ran first), so plain slicing at the
+// last "/" replaces path.dirname/basename/join on this per-call path.
+const parentOf = (p) => (p.lastIndexOf("/") <= 0 ? "/" : p.slice(0, p.lastIndexOf("/")));
+const nameOf = (p) => p.slice(p.lastIndexOf("/") + 1);
+const joinTo = (dir, name) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+
 function realDir(dir) {
   let real = realDirs.get(dir);
   if (real === undefined) {
-    const parent = path.dirname(dir);
-    if (parent === dir) real = dir;
+    if (dir === "/") real = dir;
     else {
-      const base = realDir(parent);
-      real = resolveLink(base, path.join(base, path.basename(dir)))[0];
+      const base = realDir(parentOf(dir));
+      real = resolveLink(base, joinTo(base, nameOf(dir)))[0];
     }
     realDirs.set(dir, real);
   }
@@ -105,8 +110,8 @@ function resolveLink(dir, candidate, depth = 0) {
     return [candidate, true];
   }
   const next = path.resolve(dir, target);
-  const nextDir = realDir(path.dirname(next));
-  return resolveLink(nextDir, path.join(nextDir, path.basename(next)), depth + 1);
+  const nextDir = realDir(parentOf(next));
+  return resolveLink(nextDir, joinTo(nextDir, nameOf(next)), depth + 1);
 }
 
 /**
@@ -115,8 +120,12 @@ function resolveLink(dir, candidate, depth = 0) {
  * parts that do not exist yet are kept as written. Never throws.
  */
 export function realPathInfo(abs) {
-  const dir = realDir(path.dirname(abs));
-  return resolveLink(dir, path.join(dir, path.basename(abs)));
+  // Normalise only what may need it ("/." also catches "/./" and "/../").
+  const plain = abs.startsWith("/") && !abs.includes("/.") && !abs.includes("//") && !abs.endsWith("/");
+  const clean = plain ? abs : path.resolve(abs);
+  if (clean === "/") return ["/", true];
+  const dir = realDir(parentOf(clean));
+  return resolveLink(dir, joinTo(dir, nameOf(clean)));
 }
 
 /** The real location of the absolute path `abs` (see {@link realPathInfo}). */
@@ -350,7 +359,7 @@ export function createNso({ directory, worktree } = {}) {
     for (const key of ["filePath", "path"]) {
       const given = request.args?.[key];
       if (typeof given === "string" && given && !given.startsWith("~")) {
-        const [real, exists] = realPathInfo(path.resolve(baseDir, given));
+        const [real, exists] = realPathInfo(given.startsWith("/") ? given : `${baseDir}/${given}`);
         request.resolved[given] = real;
         request.exists[given] = exists;
       }
