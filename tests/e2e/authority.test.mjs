@@ -48,7 +48,7 @@ test("@plan writing src/ is refused and the model reads why", async () => {
   assert.equal(fs.existsSync(path.join(projectDir, "src/feature.ts")), false);
   const refusal = results.find((r) => r.startsWith("NSO blocked write for @plan"));
   assert.ok(refusal, JSON.stringify(results));
-  assert.match(refusal, /Rule kord\.default\.write \(preset kord\)/);
+  assert.match(refusal, /creating src\/feature\.ts\. Rule kord\.default\.create \(preset kord\)/);
   assert.match(refusal, /Who may: @dev, @dev-junior, @kord/);
   assert.match(refusal, /Instead: /);
 });
