@@ -448,7 +448,7 @@ fn prefix_folder(prefix: &str) -> String {
 }
 
 fn bash_ops(command: &str) -> Vec<ToolOp<'static>> {
-    let analysis = shell::analyze(command);
+    let analysis = shell::analyze_memo(command);
     let mut ops = Vec::with_capacity(analysis.steps.len());
     for step in analysis.steps {
         let info = StepInfo {

@@ -208,3 +208,27 @@ mod tests {
         );
     }
 }
+
+thread_local! {
+    static LAST: std::cell::RefCell<Option<(String, Analysis)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// [`analyze`], remembering the last command. The engine sees the same command twice in a
+/// row whenever it must first ask the shim where the paths the command writes really are;
+/// a copy of the remembered analysis is far cheaper than parsing again.
+pub fn analyze_memo(command: &str) -> Analysis {
+    LAST.with(|cell| {
+        let Ok(mut slot) = cell.try_borrow_mut() else {
+            return analyze(command);
+        };
+        if let Some((last, analysis)) = slot.as_ref() {
+            if last == command {
+                return analysis.clone();
+            }
+        }
+        let analysis = analyze(command);
+        *slot = Some((command.to_string(), analysis.clone()));
+        analysis
+    })
+}
