@@ -46,8 +46,8 @@ function coldStart(dir, runs) {
   return times.sort((a, b) => a - b);
 }
 
-/** Per-call latency of `tool.execute.before` for one scenario, in microseconds. */
-async function perCall(hooks, scenario, iterations) {
+/** A call of `tool.execute.before` for a scenario, checking the expected verdict. */
+function caller(hooks, scenario) {
   const sessionID = scenario.agent ? `ses_${scenario.agent}` : "ses_bench";
   const call = () => hooks["tool.execute.before"](
     { tool: scenario.tool, sessionID, callID: "c" },
@@ -56,7 +56,11 @@ async function perCall(hooks, scenario, iterations) {
     () => (scenario.expectBlock ? Promise.reject(new Error(`${scenario.name}: not blocked`)) : null),
     (error) => (scenario.expectBlock ? null : Promise.reject(error)),
   );
-  for (let i = 0; i < 2000; i++) await call(); // warm up the JIT and the wasm tiers
+  return call;
+}
+
+/** Per-call latency of one scenario, in microseconds (after every scenario was warmed). */
+async function perCall(call, iterations) {
   const times = new Float64Array(iterations);
   for (let i = 0; i < iterations; i++) {
     const t0 = performance.now();
@@ -114,9 +118,15 @@ async function main() {
   console.log(`wasm: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} bytes gzipped`);
   console.log(`cold start (import + instantiate + config), ${cold.length} processes: ` +
     `p50 ${fmt(percentile(cold, 50))} ms  p99 ${fmt(percentile(cold, 99))} ms`);
+  // Steady state: warm every scenario first, so the JIT and wasm tier-up (JSC keeps tiering
+  // for a while) is not charged to whichever scenario happens to be measured first.
+  const calls = scenarios.map((scenario) => caller(hooks, scenario));
+  for (let round = 0; round < 3; round++) {
+    for (const call of calls) for (let i = 0; i < 3000; i++) await call();
+  }
   let writeP50;
-  for (const scenario of scenarios) {
-    const t = await perCall(hooks, scenario, 20000);
+  for (const [index, scenario] of scenarios.entries()) {
+    const t = await perCall(calls[index], 20000);
     writeP50 ??= percentile(t, 50);
     console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
   }
