@@ -105,3 +105,39 @@ test("every tool real OpenCode offers is classified by the engine", async () => 
   const unclassified = [...offered].filter((tool) => JSON.parse(core.classify(tool, "{}")).unclassified);
   assert.deepEqual(unclassified, [], `tools reaching the engine unclassified: ${unclassified.join(", ")}`);
 });
+
+test("an agent NSO does not know fails closed, and the message says how to declare it", async () => {
+  const projectDir = makeProject({ files: KORD, git: true });
+  const { results } = await runWith(
+    [{ toolCalls: [{ name: "write", args: { filePath: "src/a.ts", content: "x" } }] }],
+    { projectDir, agent: "stranger", config: { agent: { stranger: { mode: "primary", prompt: "?" } } } },
+  );
+  const refusal = results.find((r) => r.startsWith("NSO blocked write"));
+  assert.ok(refusal, JSON.stringify(results));
+  assert.match(refusal, /kord\.unknown_agent/);
+  assert.match(refusal, /\.opencode\/nso\.json/);
+  assert.equal(fs.existsSync(path.join(projectDir, "src/a.ts")), false);
+});
+
+test("a kord notepad takes appends (even through bash) but no rewrite", async () => {
+  const notepad = "docs/kord/notepads/p1/learnings.md";
+  const projectDir = makeProject({ files: { ...KORD, [notepad]: "# Learnings\n- first\n" }, git: true });
+  const { results } = await runWith([
+    { toolCalls: [{ name: "edit", args: { filePath: notepad, oldString: "- first", newString: "- rewritten" } }] },
+    { toolCalls: [{ name: "bash", args: { command: `echo "- second" >> ${notepad}`, description: "append" } }] },
+  ], { projectDir, agent: "dev", config: AGENTS });
+  assert.ok(results.some((r) => /^NSO blocked edit for @dev: .*append-only/s.test(r)), JSON.stringify(results));
+  assert.equal(fs.readFileSync(path.join(projectDir, notepad), "utf8"), "# Learnings\n- first\n- second\n");
+});
+
+test("a symlink inside the project that points out is outside", async () => {
+  const outside = tempDir("target");
+  const projectDir = makeProject({ files: KORD, git: true });
+  fs.symlinkSync(outside, path.join(projectDir, "shared"));
+  const { results } = await runWith(
+    [{ toolCalls: [{ name: "write", args: { filePath: "shared/leak.txt", content: "x" } }] }],
+    { projectDir, agent: "dev", config: AGENTS },
+  );
+  assert.ok(results.some((r) => /^NSO blocked write for @dev: .*outside the project/s.test(r)), JSON.stringify(results));
+  assert.equal(fs.existsSync(path.join(outside, "leak.txt")), false);
+});
