@@ -6,9 +6,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
-echo "== cargo fmt / clippy"
+echo "== cargo fmt / clippy (native; see README: Known limitations for wasm32)"
 cargo fmt --all --check
 cargo clippy --quiet --all-targets -- -D warnings
+echo "== eslint (plugin/, bin/, tests/, bench/)"
+node_modules/.bin/eslint .
 echo "== cargo test"
 cargo test --quiet 2>&1
 echo "== fuzz (no panics: shell analyser, policy parser, patch parser)"
