@@ -20,6 +20,7 @@ const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
 const CONFIG_FILE = ".opencode/nso.json";
 const HOOK_DIRS = { pre: ".opencode/hooks/pre_tool_use", post: ".opencode/hooks/post_tool_use" };
 const HOOK_LISTING_TTL_MS = 2000;
+const AGENT_LOOKUP_TIMEOUT_MS = 2000;
 
 let core = null;
 
@@ -147,7 +148,7 @@ export function gatherLookups(request, need) {
  * One NSO instance per OpenCode project: the loaded config and policy, the session table
  * (agent per session) and the session summaries.
  */
-export function createNso({ directory, worktree } = {}) {
+export function createNso({ directory, worktree, client } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new Map(); // sessionID -> { agent, parentID, summary }
@@ -378,6 +379,46 @@ export function createNso({ directory, worktree } = {}) {
     return sessions.get(sessionID)?.agent;
   }
 
+  /**
+   * The session's agent; when none was recorded (the plugin loaded mid-session, e.g. after a
+   * restart), asks OpenCode for the session's messages once (the latest user message names
+   * its agent), bounded by a timeout.
+   */
+  async function callerOf(sessionID) {
+    const known = agentOf(sessionID);
+    if (known || !sessionID || typeof client?.session?.messages !== "function") return known;
+    const entry = sessions.get(sessionID) ?? {};
+    if (entry.lookedUp) return undefined;
+    entry.lookedUp = true;
+    sessions.set(sessionID, entry);
+    try {
+      const reply = await Promise.race([
+        client.session.messages({ path: { id: sessionID } }),
+        new Promise((resolve) => setTimeout(resolve, AGENT_LOOKUP_TIMEOUT_MS).unref?.()),
+      ]);
+      const messages = Array.isArray(reply) ? reply : reply?.data ?? [];
+      for (let i = messages.length - 1; i >= 0; i--) {
+        const info = messages[i]?.info ?? messages[i];
+        if (info?.role === "user" && info.agent && !PSEUDO_AGENTS.has(info.agent)) {
+          noteAgent(sessionID, info.agent);
+          return info.agent;
+        }
+      }
+    } catch (error) {
+      appendLog("nso-errors.log", `${new Date().toISOString()} agent lookup for ${sessionID} failed: ${error.message}`);
+    }
+    return undefined;
+  }
+
+  function forgetSession(sessionID) {
+    sessions.delete(sessionID);
+    try {
+      state.engine?.forgetSession(sessionID);
+    } catch {
+      // a trapped engine is re-created on its next use
+    }
+  }
+
   function blockError(message) {
     const error = new Error(message);
     error.name = "NSOBlock";
@@ -387,7 +428,7 @@ export function createNso({ directory, worktree } = {}) {
   async function beforeTool(input, output) {
     const { tool, sessionID } = input;
     const args = output.args ?? {};
-    const agent = agentOf(sessionID);
+    const agent = agentOf(sessionID) ?? (await callerOf(sessionID));
     if (!state.engine) {
       if (!READ_TOOLS.has(tool)) {
         appendLog("nso.log", `${new Date().toISOString()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
@@ -445,17 +486,20 @@ export function createNso({ directory, worktree } = {}) {
   }
 
   load();
-  return { root, sessions, state, load, sessionCreated, noteAgent, beforeTool, afterTool, systemText, agentOf };
+  return {
+    root, sessions, state, load, sessionCreated, noteAgent, forgetSession, beforeTool, afterTool, systemText, agentOf,
+  };
 }
 
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
-  const nso = createNso({ directory: input.directory, worktree: input.worktree });
+  const nso = createNso({ directory: input.directory, worktree: input.worktree, client: input.client });
   return {
     event: async ({ event }) => {
       try {
         const props = event?.properties ?? {};
         if (event?.type === "session.created") nso.sessionCreated(props.info);
+        else if (event?.type === "session.deleted") nso.forgetSession(props.info?.id);
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           nso.noteAgent(props.info.sessionID, props.info.agent);
         } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {

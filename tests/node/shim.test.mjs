@@ -255,3 +255,35 @@ test("soft rules run the call and append their reminder to its output", async ()
   assert.match(out.output, /^Edit applied\.\n\n\[.*lock files change through npm.*\]$/s);
   assert.match(readIf(dir, ".opencode/logs/nso.log"), /soft edit @dev \S+ reminder: .*lock files change through npm/);
 });
+
+test("with no agent recorded (plugin loaded mid-session), the agent comes from the session's messages", async () => {
+  const dir = makeProject();
+  let asked = 0;
+  const client = {
+    session: {
+      messages: async ({ path: p }) => {
+        asked++;
+        assert.equal(p.id, "ses_old");
+        return { data: [
+          { info: { role: "user", agent: "build" } },
+          { info: { role: "assistant", agent: "build" } },
+          { info: { role: "user", agent: "title" } },
+        ] };
+      },
+    },
+  };
+  const hooks = await plugin.server({ directory: dir, worktree: dir, client });
+  const message = await before(hooks, "ses_old", "write", { filePath: "/etc/x", content: "x" });
+  assert.match(message, /for @build/);
+  await before(hooks, "ses_old", "write", { filePath: "a.txt", content: "x" });
+  assert.equal(asked, 1, "looked up once, then remembered");
+});
+
+test("a failing or silent agent lookup fails closed as an unknown caller", async () => {
+  const dir = makeProject();
+  const client = { session: { messages: async () => { throw new Error("server gone"); } } };
+  const hooks = await plugin.server({ directory: dir, worktree: dir, client });
+  const message = await before(hooks, "ses_x", "write", { filePath: "a.txt", content: "x" });
+  assert.match(message, /unidentified agent/);
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /agent lookup for ses_x failed: server gone/);
+});
