@@ -9,6 +9,7 @@ import path from "node:path";
 
 const require = createRequire(import.meta.url);
 const CORE_PATH = fileURLToPath(new URL("../pkg/nso.js", import.meta.url));
+const WORKFLOW_PATH = fileURLToPath(new URL("../pkg/nso_workflow.js", import.meta.url));
 
 /** Tools that only read; everything else is write-class and fails closed when NSO is down. */
 const READ_TOOLS = new Set([
@@ -33,10 +34,25 @@ export function loadCore() {
   return core;
 }
 
+let workflowCore = null;
+
+/**
+ * The second wasm package (routing, contracts, delegations), loaded on first use so the
+ * plugin's cold start does not pay for it.
+ */
+export function loadWorkflowCore() {
+  if (!workflowCore) workflowCore = require(WORKFLOW_PATH);
+  return workflowCore;
+}
+
 /** Drops a trapped (poisoned) instance and instantiates a fresh one. */
 export function reloadCore() {
   delete require.cache[require.resolve(CORE_PATH)];
   core = null;
+  if (workflowCore) {
+    delete require.cache[require.resolve(WORKFLOW_PATH)];
+    workflowCore = null;
+  }
   return loadCore();
 }
 
@@ -152,7 +168,12 @@ export function createNso({ directory, worktree, client } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new Map(); // sessionID -> { agent, parentID, summary }
-  const state = { engine: null, failure: null, config: null, hookCache: new Map(), failureShown: new Set() };
+  const state = {
+    engine: null, workflow: null, configText: undefined, failure: null, config: null,
+    hookCache: new Map(), failureShown: new Set(),
+  };
+  const delegations = new Map(); // callID -> { started, agent, target, taskId }
+  const taskAttempts = new Map(); // task id -> delegations so far
   const INIT_DIR = ".opencode/logs"; // marker and alive log: fixed, tools look for them there
   const logDir = (name) => path.join(root, name === "plugin_alive.log" ? INIT_DIR : state.config?.logDir ?? INIT_DIR);
 
@@ -193,6 +214,8 @@ export function createNso({ directory, worktree, client } = {}) {
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
       state.config = state.engine.config();
+      state.configText = text;
+      state.workflow = null; // rebuilt from the new config on next use
       state.failure = null;
     } catch (error) {
       if (isTrap(error)) reloadCore();
@@ -327,6 +350,123 @@ export function createNso({ directory, worktree, client } = {}) {
     });
   }
 
+  // --- routing and delegations (the lazily loaded workflow package) ------------------------
+
+  function workflow() {
+    if (!state.workflow) state.workflow = new (loadWorkflowCore().Workflow)(CONFIG_FILE, state.configText);
+    return state.workflow;
+  }
+
+  /**
+   * Who wrote a message, from OpenCode's structure (never from text markers, which anyone
+   * can type): in a subagent session the parent's agent wrote the prompt; a command
+   * expansion or a message of synthetic parts only is `system`; else the person (`user`).
+   */
+  function sourceOf(sessionID, parts) {
+    const entry = sessions.get(sessionID) ?? {};
+    if (entry.parentID) return sessions.get(entry.parentID)?.agent ?? "parent-agent";
+    if (entry.pendingCommand) return "system";
+    const typed = parts.filter((p) => p?.type === "text" && !p.synthetic && !p.ignored);
+    return typed.length ? "user" : "system";
+  }
+
+  /** `chat.message`: routes the message, logs the decision, notes it for the agent. */
+  function routeMessage(input, output) {
+    const sessionID = input?.sessionID;
+    if (!sessionID || !state.engine) return;
+    const parts = Array.isArray(output?.parts) ? output.parts : [];
+    const source = sourceOf(sessionID, parts);
+    const entry = sessions.get(sessionID) ?? {};
+    entry.pendingCommand = undefined;
+    const texts = parts.filter((p) => p?.type === "text" && typeof p.text === "string");
+    const typed = texts.filter((p) => !p.synthetic && !p.ignored);
+    const text = (typed.length ? typed : texts).map((p) => p.text).join("\n");
+    const agent = output?.message?.agent ?? input.agent ?? entry.agent ?? "";
+    const active = entry.inFlight > 0 ? entry.workflow : undefined;
+    const decision = JSON.parse(workflow().route(text, source, agent, active));
+    appendLog("router.jsonl", JSON.stringify({
+      time: new Date().toISOString(), sessionID, messageID: output?.message?.id ?? input.messageID, source, agent, ...decision,
+    }));
+    if (source === "user") {
+      if (decision.should_route) entry.workflow = decision.workflow;
+      entry.routeNote = decision.should_route
+        ? `NSO router: the user's latest message matches workflow ${decision.workflow} ` +
+          `(confidence ${decision.confidence}); handler: ${decision.handler}. ${decision.reason}`
+        : `NSO router: the user's latest message is not routed (${decision.safety_check}): ${decision.reason}`;
+    }
+    sessions.set(sessionID, entry);
+  }
+
+  /** Agents from the main session down to `sessionID` (the delegation chain so far). */
+  function chainOf(sessionID) {
+    const chain = [];
+    const seen = new Set();
+    for (let id = sessionID; id && !seen.has(id); id = sessions.get(id)?.parentID) {
+      seen.add(id);
+      chain.unshift(sessions.get(id)?.agent ?? "unknown");
+    }
+    return chain;
+  }
+
+  const TASK_ID = /\b[a-z]+_\d{8}_[a-z0-9-]+_[a-z0-9]{6}\b/i;
+
+  /** `tool.execute.before` of `task`: depth and cycle limits, then start the clock. */
+  function beforeDelegation(input, args) {
+    const target = String(args?.subagent_type ?? "");
+    const chain = chainOf(input.sessionID);
+    const maxDepth = state.config?.delegation?.maxDepth ?? 3;
+    const refusal = loadWorkflowCore().checkDelegationChain(JSON.stringify(chain), target, maxDepth);
+    if (refusal) {
+      const r = JSON.parse(refusal);
+      appendLog("nso.log", `${new Date().toISOString()} block task @${chain.at(-1)} ${r.code}`);
+      throw blockError(`NSO blocked task for @${chain.at(-1)}: ${r.message}`);
+    }
+    const entry = sessions.get(input.sessionID) ?? {};
+    entry.inFlight = (entry.inFlight ?? 0) + 1;
+    sessions.set(input.sessionID, entry);
+    const taskId = String(args?.prompt ?? "").match(TASK_ID)?.[0];
+    if (taskId) taskAttempts.set(taskId, (taskAttempts.get(taskId) ?? 0) + 1);
+    delegations.set(input.callID, { started: Date.now(), agent: chain.at(-1), target, taskId });
+  }
+
+  /** `tool.execute.after` of `task`: duration, then the contract's verdict for the caller. */
+  function afterDelegation(input, output) {
+    const d = delegations.get(input.callID);
+    if (!d) return;
+    delegations.delete(input.callID);
+    const entry = sessions.get(input.sessionID);
+    if (entry?.inFlight) entry.inFlight--;
+    appendLog("delegations.jsonl", JSON.stringify({
+      time: new Date().toISOString(), sessionID: input.sessionID, callID: input.callID,
+      child: output?.metadata?.sessionId, agent: d.agent, target: d.target, taskId: d.taskId ?? null,
+      ms: Date.now() - d.started,
+    }));
+    if (!d.taskId) return;
+    const dir = path.join(root, ".opencode/context/active_tasks", d.taskId);
+    const questions = readText(path.join(dir, "questions.md"));
+    const result = readText(path.join(dir, "result.md"));
+    const listing = {
+      has_questions: questions !== undefined, questions_text: questions ?? null,
+      has_result: result !== undefined, result_text: result ?? null,
+    };
+    const wf = loadWorkflowCore();
+    const facts = {};
+    if (result !== undefined) {
+      let paths = [];
+      try {
+        paths = wf.resultPaths(result);
+      } catch {
+        // an unreadable result.md is judged by checkDelegation itself
+      }
+      for (const rel of paths) {
+        const stat = fs.statSync(path.resolve(root, rel), { throwIfNoEntry: false });
+        facts[rel] = { exists: Boolean(stat), size: stat?.isFile() ? stat.size : 0 };
+      }
+    }
+    const verdict = JSON.parse(wf.checkDelegation(JSON.stringify(listing), JSON.stringify(facts), taskAttempts.get(d.taskId) ?? 1));
+    output.output = `${output.output ?? ""}\n\n[NSO, task ${d.taskId}] ${verdict.note}`;
+  }
+
   // --- tool calls ------------------------------------------------------------------------
 
   const pendingNotices = new Map(); // callID -> soft reminders for tool.execute.after
@@ -410,6 +550,14 @@ export function createNso({ directory, worktree, client } = {}) {
     return undefined;
   }
 
+  /** `command.execute.before`: the next message of this session is a command expansion. */
+  function noteCommand(sessionID, command) {
+    if (!sessionID) return;
+    const entry = sessions.get(sessionID) ?? {};
+    entry.pendingCommand = command || true;
+    sessions.set(sessionID, entry);
+  }
+
   function forgetSession(sessionID) {
     sessions.delete(sessionID);
     try {
@@ -442,6 +590,7 @@ export function createNso({ directory, worktree, client } = {}) {
         if (decision.notices?.length) pendingNotices.set(input.callID, decision.notices);
       }
     }
+    if (tool === "task" && state.engine) beforeDelegation(input, args);
     const scripts = hookScripts("pre");
     for (const file of scripts) {
       const result = await runHook(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
@@ -457,6 +606,13 @@ export function createNso({ directory, worktree, client } = {}) {
 
   async function afterTool(input, output) {
     if (!READ_TOOLS.has(input.tool)) forgetRealPaths();
+    if (input.tool === "task") {
+      try {
+        afterDelegation(input, output);
+      } catch (error) {
+        appendLog("nso-errors.log", `${new Date().toISOString()} delegation check failed: ${error.message}`);
+      }
+    }
     const notices = pendingNotices.get(input.callID);
     if (notices) {
       pendingNotices.delete(input.callID);
@@ -480,14 +636,16 @@ export function createNso({ directory, worktree, client } = {}) {
   function systemText(sessionID) {
     const parts = [];
     if (state.failure) parts.push(`[${failureText()}]`);
-    const summary = sessionID ? sessions.get(sessionID)?.summary : undefined;
-    if (summary) parts.push(summary);
+    const entry = sessionID ? sessions.get(sessionID) : undefined;
+    if (entry?.summary) parts.push(entry.summary);
+    if (entry?.routeNote) parts.push(entry.routeNote);
     return parts;
   }
 
   load();
   return {
     root, sessions, state, load, sessionCreated, noteAgent, forgetSession, beforeTool, afterTool, systemText, agentOf,
+    routeMessage, noteCommand,
   };
 }
 
@@ -512,10 +670,14 @@ export const NsoPlugin = async (input = {}) => {
     },
     "chat.message": async (hookInput, output) => {
       try {
-        nso.noteAgent(hookInput.sessionID, output?.message?.agent ?? hookInput.agent);
+        nso.noteAgent(hookInput?.sessionID, output?.message?.agent ?? hookInput?.agent);
+        nso.routeMessage(hookInput, output);
       } catch (error) {
         console.error(`[nso] chat.message: ${error.message}`); // never throw here: it aborts the run
       }
+    },
+    "command.execute.before": async (hookInput) => {
+      nso.noteCommand(hookInput?.sessionID, hookInput?.command);
     },
     "chat.params": async (hookInput) => {
       nso.noteAgent(hookInput.sessionID, hookInput.message?.agent);

@@ -16,15 +16,26 @@ fi
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 export RUSTFLAGS="--remap-path-prefix=$root=/nso --remap-path-prefix=$registry=/cargo --remap-path-prefix=/usr/lib/rustlib/src/rust=/rustsrc"
 
+wasm_opt() {
+  node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
+    --enable-reference-types --enable-multivalue --enable-sign-ext "$1" -o "$1"
+}
+# The main package: what every tool call needs, loaded at startup.
 wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$root/pkg" --out-name nso
-node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
-  --enable-reference-types --enable-multivalue --enable-sign-ext \
-  pkg/nso_bg.wasm -o pkg/nso_bg.wasm
+wasm_opt pkg/nso_bg.wasm
+# The workflow package (routing, contracts, delegations), loaded lazily by the shim.
+wf=$(mktemp -d)
+trap 'rm -rf "$wf"' EXIT
+wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$wf" --out-name nso_workflow \
+  -- --features workflow
+cp "$wf"/nso_workflow.js "$wf"/nso_workflow.d.ts "$wf"/nso_workflow_bg.wasm "$wf"/nso_workflow_bg.wasm.d.ts pkg/
+wasm_opt pkg/nso_workflow_bg.wasm
 rm -f pkg/.gitignore pkg/README.md
 # The policy schema ships next to the config schema that references it.
 cp crate/presets/policy.schema.json schema/policy.schema.json
 # The compiler decides the bytes: record it so a mismatch with CI names its cause.
 /usr/bin/rustc --version > pkg/TOOLCHAIN
-raw=$(wc -c < pkg/nso_bg.wasm)
-gz=$(gzip -9n < pkg/nso_bg.wasm | wc -c)
-echo "pkg/nso_bg.wasm: $raw bytes raw, $gz bytes gzipped ($(cat pkg/TOOLCHAIN))"
+for w in pkg/nso_bg.wasm pkg/nso_workflow_bg.wasm; do
+  echo "$w: $(wc -c < "$w") bytes raw, $(gzip -9n < "$w" | wc -c) bytes gzipped"
+done
+echo "toolchain: $(cat pkg/TOOLCHAIN)"

@@ -59,6 +59,25 @@ impl Default for HooksConfig {
     }
 }
 
+/// Settings for delegations (`task` calls).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DelegationConfig {
+    /// Longest chain of delegations (main session = depth 0).
+    pub max_depth: usize,
+    /// Delegations of one task (re-delegations after questions) before escalating to the user.
+    pub max_attempts: u32,
+}
+
+impl Default for DelegationConfig {
+    fn default() -> Self {
+        DelegationConfig {
+            max_depth: 3,
+            max_attempts: 3,
+        }
+    }
+}
+
 /// The whole configuration, with defaults filled in.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -69,6 +88,11 @@ pub struct Config {
     pub hooks: HooksConfig,
     /// Folder for NSO's logs, relative to the project root.
     pub log_dir: String,
+    /// Delegation limits.
+    pub delegation: DelegationConfig,
+    /// The intent router's configuration (keywords, weights, thresholds, handlers).
+    #[serde(skip)]
+    pub routing: crate::router::RoutingConfig,
     /// The authority policy section, passed to the authority engine as it is.
     #[serde(skip)]
     pub authority: Value,
@@ -80,6 +104,8 @@ impl Default for Config {
             memory: MemoryConfig::default(),
             hooks: HooksConfig::default(),
             log_dir: ".opencode/logs".to_string(),
+            delegation: DelegationConfig::default(),
+            routing: crate::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
         }
     }
@@ -113,7 +139,16 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const TOP_KEYS: [&str; 5] = ["$schema", "memory", "hooks", "logDir", "authority"];
+const TOP_KEYS: [&str; 7] = [
+    "$schema",
+    "memory",
+    "hooks",
+    "logDir",
+    "authority",
+    "routing",
+    "delegation",
+];
+const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
 const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
 
@@ -164,6 +199,29 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
     if let Some(v) = top.get("logDir") {
         let s = ctx.string(v, "logDir")?;
         config.log_dir = ctx.relative_path(s, "logDir")?;
+    }
+    if let Some(v) = top.get("delegation") {
+        let d = ctx.object(v, "delegation")?;
+        ctx.known_keys(d, "delegation", &DELEGATION_KEYS)?;
+        if let Some(v) = d.get("maxDepth") {
+            config.delegation.max_depth = ctx.positive(v, "delegation.maxDepth", 10)? as usize;
+        }
+        if let Some(v) = d.get("maxAttempts") {
+            config.delegation.max_attempts = ctx.positive(v, "delegation.maxAttempts", 20)? as u32;
+        }
+    }
+    if let Some(v) = top.get("routing") {
+        config.routing = crate::router::RoutingConfig::from_json(v).map_err(|e| ConfigError {
+            code: "config_routing",
+            file: file.to_string(),
+            path: if e.path.is_empty() {
+                "routing".into()
+            } else {
+                format!("routing.{}", e.path)
+            },
+            problem: e.problem,
+            fix: e.fix,
+        })?;
     }
     if let Some(v) = top.get("authority") {
         ctx.object(v, "authority")?;
@@ -394,6 +452,28 @@ mod tests {
     }
 
     #[test]
+    fn delegation_and_routing_sections() {
+        let c = parse(
+            FILE,
+            Some(r#"{"delegation":{"maxDepth":2},"routing":{"minWords":5}}"#),
+        )
+        .unwrap();
+        assert_eq!(
+            c.delegation,
+            DelegationConfig {
+                max_depth: 2,
+                max_attempts: 3
+            }
+        );
+        assert_eq!(c.routing.min_words, 5);
+        let e = parse(FILE, Some(r#"{"routing":{"minWordz":5}}"#)).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("config_routing", "routing.minWordz")
+        );
+    }
+
+    #[test]
     fn paths_must_stay_inside_the_project() {
         for bad in [
             r#"{"logDir":"/var/log"}"#,
@@ -441,6 +521,10 @@ mod schema_tests {
         let hooks = &schema["properties"]["hooks"];
         assert_eq!(keys(memory), sorted(&MEMORY_KEYS));
         assert_eq!(keys(hooks), sorted(&HOOKS_KEYS));
+        assert_eq!(
+            keys(&schema["properties"]["delegation"]),
+            sorted(&DELEGATION_KEYS)
+        );
         let d = Config::default();
         assert_eq!(
             memory["properties"]["files"]["default"],

@@ -18,8 +18,10 @@ pub mod status;
 pub mod task_id;
 pub mod template;
 
-#[cfg(target_family = "wasm")]
+#[cfg(all(target_family = "wasm", not(feature = "workflow")))]
 mod wasm;
+#[cfg(all(target_family = "wasm", feature = "workflow"))]
+mod wasm_workflow;
 
 /// The version of this core, as shown in logs and the init marker.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,120 @@
+//! The boundary of the second wasm package (`pkg/nso_workflow*`, feature `workflow`):
+//! routing, task contracts and delegation checks. The shim loads it lazily, the first time a
+//! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
+//! Each export parses its input, calls the core and converts the output.
+
+use crate::{config, contract, delegation, router};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(start)]
+fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// A JS `Error` carrying a stable `code` the shim branches on.
+fn js_error(code: &str, message: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    let _ = js_sys::Reflect::set(&error, &"code".into(), &code.into());
+    error.into()
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String, JsValue> {
+    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string()))
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
+    serde_json::from_str(text).map_err(|e| js_error("bad_input", &format!("{what}: {e}")))
+}
+
+/// The router of one project, compiled from `routing` in `.opencode/nso.json`.
+#[wasm_bindgen]
+pub struct Workflow {
+    router: router::Router,
+}
+
+#[wasm_bindgen]
+impl Workflow {
+    /// Compiles the routing section of the config text (`undefined`: no config file).
+    #[wasm_bindgen(constructor)]
+    pub fn new(config_file: &str, config_text: Option<String>) -> Result<Workflow, JsValue> {
+        let config = config::parse(config_file, config_text.as_deref())
+            .map_err(|e| js_error(e.code, &e.to_string()))?;
+        Ok(Workflow {
+            router: router::Router::new(config.routing),
+        })
+    }
+
+    /// Routes a message: `source` is `user` for the person's own words, else who wrote it;
+    /// `active_workflow` is the session's workflow in progress. JSON `RouteDecision`.
+    #[wasm_bindgen(js_name = route)]
+    pub fn route(
+        &self,
+        message: &str,
+        source: &str,
+        agent: &str,
+        active_workflow: Option<String>,
+    ) -> Result<String, JsValue> {
+        json(&self.router.route(
+            message,
+            source,
+            agent,
+            &router::RouterState { active_workflow },
+        ))
+    }
+}
+
+/// Checks a delegation chain (agents from the main session down, JSON list) before `task`
+/// starts `target`: `undefined` when allowed, else the refusal as JSON.
+#[wasm_bindgen(js_name = checkDelegationChain)]
+pub fn check_delegation_chain(
+    chain_json: &str,
+    target: &str,
+    max_depth: usize,
+) -> Result<Option<String>, JsValue> {
+    let chain: Vec<String> = from_json("delegation chain", chain_json)?;
+    match delegation::check_delegation_chain(&chain, target, max_depth) {
+        Ok(()) => Ok(None),
+        Err(refusal) => json(&refusal).map(Some),
+    }
+}
+
+/// Paths a result.md names as deliverables (the shim reports whether each exists).
+#[wasm_bindgen(js_name = resultPaths)]
+pub fn result_paths(result_text: &str) -> Result<Vec<String>, JsValue> {
+    delegation::required_paths(result_text).map_err(|e| js_error(e.code, &e.to_string()))
+}
+
+/// The verdict on a finished delegation from its task folder (`{has_questions,
+/// questions_text, has_result, result_text}`) and file facts (`{path: {exists, size}}`).
+#[wasm_bindgen(js_name = checkDelegation)]
+pub fn check_delegation(
+    listing_json: &str,
+    facts_json: &str,
+    attempt: u32,
+) -> Result<String, JsValue> {
+    let listing: delegation::TaskDirListing = from_json("task folder listing", listing_json)?;
+    let facts: delegation::FileFacts = from_json("file facts", facts_json)?;
+    json(&delegation::check_delegation(&listing, &facts, attempt))
+}
+
+/// Parses a task file (`contract`, `status`, `result`, `questions`) into data (JSON).
+#[wasm_bindgen(js_name = parseTaskFile)]
+pub fn parse_task_file(kind: &str, text: &str) -> Result<String, JsValue> {
+    let value = match kind {
+        "contract" => contract::parse_contract(text).map(|v| serde_json::to_value(v)),
+        "status" => contract::parse_status(text).map(|v| serde_json::to_value(v)),
+        "result" => contract::parse_result(text).map(|v| serde_json::to_value(v)),
+        "questions" => contract::parse_questions(text).map(|v| serde_json::to_value(v)),
+        other => {
+            return Err(js_error(
+                "bad_input",
+                &format!("unknown task file `{other}`"),
+            ))
+        }
+    };
+    match value {
+        Ok(v) => json(&v.map_err(|e| js_error("internal", &e.to_string()))?),
+        Err(e) => Err(js_error(e.code, &e.to_string())),
+    }
+}

@@ -1,0 +1,43 @@
+/* tslint:disable */
+/* eslint-disable */
+
+/**
+ * The router of one project, compiled from `routing` in `.opencode/nso.json`.
+ */
+export class Workflow {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * Compiles the routing section of the config text (`undefined`: no config file).
+     */
+    constructor(config_file: string, config_text?: string | null);
+    /**
+     * Routes a message: `source` is `user` for the person's own words, else who wrote it;
+     * `active_workflow` is the session's workflow in progress. JSON `RouteDecision`.
+     */
+    route(message: string, source: string, agent: string, active_workflow?: string | null): string;
+}
+
+/**
+ * The verdict on a finished delegation from its task folder (`{has_questions,
+ * questions_text, has_result, result_text}`) and file facts (`{path: {exists, size}}`).
+ */
+export function checkDelegation(listing_json: string, facts_json: string, attempt: number): string;
+
+/**
+ * Checks a delegation chain (agents from the main session down, JSON list) before `task`
+ * starts `target`: `undefined` when allowed, else the refusal as JSON.
+ */
+export function checkDelegationChain(chain_json: string, target: string, max_depth: number): string | undefined;
+
+/**
+ * Parses a task file (`contract`, `status`, `result`, `questions`) into data (JSON).
+ */
+export function parseTaskFile(kind: string, text: string): string;
+
+/**
+ * Paths a result.md names as deliverables (the shim reports whether each exists).
+ */
+export function resultPaths(result_text: string): string[];
+
+export function start(): void;
