@@ -611,25 +611,15 @@ impl Merged {
             if r.disabled == Some(true) {
                 continue;
             }
-            if r.paths.as_ref().is_none_or(|p| p.is_empty()) {
-                errors.push(err(
-                    codes::INCOMPLETE_RULE,
-                    &s.source,
-                    &s.path,
-                    format!("append-only area `{}` has no `paths`", r.id),
-                    "add \"paths\": [\"docs/notes/**\"]",
-                ));
-            }
-            let paths = compile_globs(
-                &r.paths,
-                &s.source,
-                &format!("{}.paths", s.path),
-                &mut errors,
-            );
-            let except = compile_globs(
-                &r.except,
-                &s.source,
-                &format!("{}.except", s.path),
+            let area = AreaRef {
+                id: &r.id,
+                source: &s.source,
+                path: &s.path,
+            };
+            let (paths, except) = area.compile_paths(
+                ("append-only", "docs/notes/**"),
+                (&r.paths, &r.except),
+                &compile_globs,
                 &mut errors,
             );
             let agents = r.agents.as_ref().map(|_| {
@@ -661,25 +651,15 @@ impl Merged {
             if r.disabled == Some(true) {
                 continue;
             }
-            if r.paths.as_ref().is_none_or(|p| p.is_empty()) {
-                errors.push(err(
-                    codes::INCOMPLETE_RULE,
-                    &s.source,
-                    &s.path,
-                    format!("sacred area `{}` has no `paths`", r.id),
-                    "add \"paths\": [\"docs/plans/*.md\"]",
-                ));
-            }
-            let paths = compile_globs(
-                &r.paths,
-                &s.source,
-                &format!("{}.paths", s.path),
-                &mut errors,
-            );
-            let except = compile_globs(
-                &r.except,
-                &s.source,
-                &format!("{}.except", s.path),
+            let area = AreaRef {
+                id: &r.id,
+                source: &s.source,
+                path: &s.path,
+            };
+            let (paths, except) = area.compile_paths(
+                ("sacred", "docs/plans/*.md"),
+                (&r.paths, &r.except),
+                &compile_globs,
                 &mut errors,
             );
             let (_, authors, _) = resolve_list(
@@ -847,4 +827,45 @@ fn valid_id(id: &str) -> bool {
 
 fn valid_agent_name(n: &str) -> bool {
     !n.trim().is_empty() && !n.starts_with('@') && n.trim() == n && n.len() <= 128
+}
+
+/// Compiles a list of globs (the policy's case-sensitivity applied), reporting bad ones.
+type GlobCompiler<'c> =
+    dyn Fn(&Option<Vec<String>>, &str, &str, &mut Vec<ConfigError>) -> Vec<Glob> + 'c;
+
+/// An append-only or sacred area being compiled: where it is defined, for errors.
+struct AreaRef<'a> {
+    id: &'a str,
+    source: &'a str,
+    path: &'a str,
+}
+
+impl AreaRef<'_> {
+    /// Compiles the area's `paths` (required) and `except` globs; `kind` names the area kind
+    /// and an example glob for the error message.
+    fn compile_paths(
+        &self,
+        (kind, example): (&str, &str),
+        (paths, except): (&Option<Vec<String>>, &Option<Vec<String>>),
+        compile_globs: &GlobCompiler,
+        errors: &mut Vec<ConfigError>,
+    ) -> (Vec<Glob>, Vec<Glob>) {
+        if paths.as_ref().is_none_or(|p| p.is_empty()) {
+            errors.push(err(
+                codes::INCOMPLETE_RULE,
+                self.source,
+                self.path,
+                format!("{kind} area `{}` has no `paths`", self.id),
+                format!("add \"paths\": [\"{example}\"]"),
+            ));
+        }
+        let paths = compile_globs(paths, self.source, &format!("{}.paths", self.path), errors);
+        let except = compile_globs(
+            except,
+            self.source,
+            &format!("{}.except", self.path),
+            errors,
+        );
+        (paths, except)
+    }
 }
