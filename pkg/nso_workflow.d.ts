@@ -31,6 +31,17 @@ export function checkDelegation(listing_json: string, facts_json: string, attemp
 export function checkDelegationChain(chain_json: string, target: string, max_depth: number): string | undefined;
 
 /**
+ * Whether a subagent's output carries a ProofChecker-style JSON return (an object with
+ * `status`, in a code fence or at the end).
+ */
+export function hasJsonReturn(text: string): boolean;
+
+/**
+ * Artifact paths of the JSON return in a subagent's output (the shim reports on each).
+ */
+export function jsonReturnPaths(text: string): string[];
+
+/**
  * Parses a task file (`contract`, `status`, `result`, `questions`) into data (JSON).
  */
 export function parseTaskFile(kind: string, text: string): string;
@@ -41,3 +52,8 @@ export function parseTaskFile(kind: string, text: string): string;
 export function resultPaths(result_text: string): string[];
 
 export function start(): void;
+
+/**
+ * Validates the JSON return: structure, and every artifact exists and is non-empty.
+ */
+export function validateJsonReturn(text: string, facts_json: string, session_id?: string | null): string;

@@ -162,6 +162,35 @@ function checkDelegationChain(chain_json, target, max_depth) {
 exports.checkDelegationChain = checkDelegationChain;
 
 /**
+ * Whether a subagent's output carries a ProofChecker-style JSON return (an object with
+ * `status`, in a code fence or at the end).
+ * @param {string} text
+ * @returns {boolean}
+ */
+function hasJsonReturn(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.hasJsonReturn(ptr0, len0);
+    return ret !== 0;
+}
+exports.hasJsonReturn = hasJsonReturn;
+
+/**
+ * Artifact paths of the JSON return in a subagent's output (the shim reports on each).
+ * @param {string} text
+ * @returns {string[]}
+ */
+function jsonReturnPaths(text) {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.jsonReturnPaths(ptr0, len0);
+    var v2 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+    wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+    return v2;
+}
+exports.jsonReturnPaths = jsonReturnPaths;
+
+/**
  * Parses a task file (`contract`, `status`, `result`, `questions`) into data (JSON).
  * @param {string} kind
  * @param {string} text
@@ -220,6 +249,47 @@ function start() {
     wasm.start();
 }
 exports.start = start;
+
+/**
+ * Validates the JSON return: structure, and every artifact exists and is non-empty.
+ * @param {string} text
+ * @param {string} facts_json
+ * @param {string | null} [session_id]
+ * @returns {string}
+ */
+function validateJsonReturn(text, facts_json, session_id) {
+    let deferred5_0;
+    let deferred5_1;
+    try {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(facts_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = isLikeNone(session_id) ? 0 : passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.validateJsonReturn(ptr0, len0, ptr1, len1, ptr2, len2);
+        var ptr4 = ret[0];
+        var len4 = ret[1];
+        if (ret[3]) {
+            ptr4 = 0; len4 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred5_0 = ptr4;
+        deferred5_1 = len4;
+        return getStringFromWasm0(ptr4, len4);
+    } finally {
+        wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+    }
+}
+exports.validateJsonReturn = validateJsonReturn;
 function __wbg_get_imports() {
     const import0 = {
         __proto__: null,

@@ -429,7 +429,20 @@ export function createNso({ directory, worktree, client } = {}) {
     delegations.set(input.callID, { started: Date.now(), agent: chain.at(-1), target, taskId });
   }
 
-  /** `tool.execute.after` of `task`: duration, then the contract's verdict for the caller. */
+  /** Whether each path (relative to the project, or absolute) exists, and its size. */
+  function fileFacts(paths) {
+    const facts = {};
+    for (const p of paths) {
+      const stat = fs.statSync(path.resolve(root, p), { throwIfNoEntry: false });
+      facts[p] = { exists: Boolean(stat), size: stat?.isFile() ? stat.size : 0 };
+    }
+    return facts;
+  }
+
+  /**
+   * `tool.execute.after` of `task`: duration, then verdicts for the caller on the subagent's
+   * JSON return (if any) and on its task folder (if the prompt cited a task id).
+   */
   function afterDelegation(input, output) {
     const d = delegations.get(input.callID);
     if (!d) return;
@@ -441,6 +454,14 @@ export function createNso({ directory, worktree, client } = {}) {
       child: output?.metadata?.sessionId, agent: d.agent, target: d.target, taskId: d.taskId ?? null,
       ms: Date.now() - d.started,
     }));
+    const wf = loadWorkflowCore();
+    const text = String(output?.output ?? "");
+    if (wf.hasJsonReturn(text)) {
+      const child = output?.metadata?.sessionId;
+      const facts = fileFacts(wf.jsonReturnPaths(text));
+      const verdict = JSON.parse(wf.validateJsonReturn(text, JSON.stringify(facts), child));
+      output.output = `${output.output ?? ""}\n\n[NSO, JSON return] ${verdict.note}`;
+    }
     if (!d.taskId) return;
     const dir = path.join(root, ".opencode/context/active_tasks", d.taskId);
     const questions = readText(path.join(dir, "questions.md"));
@@ -449,20 +470,15 @@ export function createNso({ directory, worktree, client } = {}) {
       has_questions: questions !== undefined, questions_text: questions ?? null,
       has_result: result !== undefined, result_text: result ?? null,
     };
-    const wf = loadWorkflowCore();
-    const facts = {};
+    let paths = [];
     if (result !== undefined) {
-      let paths = [];
       try {
         paths = wf.resultPaths(result);
       } catch {
         // an unreadable result.md is judged by checkDelegation itself
       }
-      for (const rel of paths) {
-        const stat = fs.statSync(path.resolve(root, rel), { throwIfNoEntry: false });
-        facts[rel] = { exists: Boolean(stat), size: stat?.isFile() ? stat.size : 0 };
-      }
     }
+    const facts = fileFacts(paths);
     const verdict = JSON.parse(wf.checkDelegation(JSON.stringify(listing), JSON.stringify(facts), taskAttempts.get(d.taskId) ?? 1));
     output.output = `${output.output ?? ""}\n\n[NSO, task ${d.taskId}] ${verdict.note}`;
   }

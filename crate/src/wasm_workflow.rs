@@ -118,3 +118,31 @@ pub fn parse_task_file(kind: &str, text: &str) -> Result<String, JsValue> {
         Err(e) => Err(js_error(e.code, &e.to_string())),
     }
 }
+
+/// Whether a subagent's output carries a ProofChecker-style JSON return (an object with
+/// `status`, in a code fence or at the end).
+#[wasm_bindgen(js_name = hasJsonReturn)]
+pub fn has_json_return(text: &str) -> bool {
+    delegation::find_json_object(text).is_some()
+}
+
+/// Artifact paths of the JSON return in a subagent's output (the shim reports on each).
+#[wasm_bindgen(js_name = jsonReturnPaths)]
+pub fn json_return_paths(text: &str) -> Vec<String> {
+    delegation::json_return_paths(text)
+}
+
+/// Validates the JSON return: structure, and every artifact exists and is non-empty.
+#[wasm_bindgen(js_name = validateJsonReturn)]
+pub fn validate_json_return(
+    text: &str,
+    facts_json: &str,
+    session_id: Option<String>,
+) -> Result<String, JsValue> {
+    let facts: delegation::FileFacts = from_json("file facts", facts_json)?;
+    json(&delegation::validate_json_return(
+        text,
+        &facts,
+        session_id.as_deref(),
+    ))
+}

@@ -111,3 +111,26 @@ test("after a delegation, a result.md claiming missing deliverables is called ou
   assert.doesNotMatch(out.output, /src\/api\.ts[^\n]*missing/);
   fs.rmSync(path.join(process.cwd(), "nonexistent"), { force: true });
 });
+
+test("a ProofChecker-style JSON return is validated: phantom artifacts are named", async () => {
+  const { hooks } = await start({ "specs/258/reports/research-001.md": "# Findings\nreal content\n" });
+  await hooks["chat.params"](...chatParams("s0", "build"));
+  const args = { description: "research", prompt: "Research task 258", subagent_type: "general" };
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: "s0", callID: "cj" }, { args });
+  const ret = {
+    status: "completed", summary: "Researched.", session_id: "ses_child",
+    artifacts: [
+      { type: "research", path: "specs/258/reports/research-001.md", summary: "report" },
+      { type: "research", path: "specs/258/reports/research-002.md", summary: "claimed" },
+    ],
+  };
+  const out = { output: `<task_result>\nDone.\n\`\`\`json\n${JSON.stringify(ret, null, 2)}\n\`\`\`\n</task_result>`, metadata: { sessionId: "ses_child" } };
+  await hooks["tool.execute.after"]({ tool: "task", sessionID: "s0", callID: "cj", args }, out);
+  assert.match(out.output, /\[NSO, JSON return\]/);
+  assert.match(out.output, /research-002\.md/);
+  const fine = { output: `\`\`\`json\n${JSON.stringify({ ...ret, artifacts: [ret.artifacts[0]] })}\n\`\`\``, metadata: { sessionId: "ses_child" } };
+  await hooks["tool.execute.before"]({ tool: "task", sessionID: "s0", callID: "cj2" }, { args });
+  await hooks["tool.execute.after"]({ tool: "task", sessionID: "s0", callID: "cj2", args }, fine);
+  assert.match(fine.output, /\[NSO, JSON return\]/);
+  assert.doesNotMatch(fine.output, /research-002/);
+});
