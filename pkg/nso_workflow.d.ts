@@ -31,6 +31,17 @@ export function checkDelegation(listing_json: string, facts_json: string, attemp
 export function checkDelegationChain(chain_json: string, target: string, max_depth: number): string | undefined;
 
 /**
+ * The language routing table in a command file's frontmatter (JSON), if it has one.
+ */
+export function commandRouting(file: string, text: string): string | undefined;
+
+/**
+ * A task's language: state.json `language`, else the TODO.md entry's `**Language**`, else
+ * `general` (JSON, with where it came from).
+ */
+export function detectLanguage(state_json: string | null | undefined, todo_md: string | null | undefined, task: string): string;
+
+/**
  * Whether a subagent's output carries a ProofChecker-style JSON return (an object with
  * `status`, in a code fence or at the end).
  */
@@ -50,6 +61,11 @@ export function parseTaskFile(kind: string, text: string): string;
  * Paths a result.md names as deliverables (the shim reports whether each exists).
  */
 export function resultPaths(result_text: string): string[];
+
+/**
+ * The agent for a command and a language, from the routing tables (JSON list).
+ */
+export function routeLanguage(tables_json: string, command: string, language: string): string;
 
 export function start(): void;
 

@@ -3,7 +3,7 @@
 //! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
 //! Each export parses its input, calls the core and converts the output.
 
-use crate::{config, contract, delegation, router};
+use crate::{config, contract, delegation, language, router};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -145,4 +145,36 @@ pub fn validate_json_return(
         &facts,
         session_id.as_deref(),
     ))
+}
+
+/// The language routing table in a command file's frontmatter (JSON), if it has one.
+#[wasm_bindgen(js_name = commandRouting)]
+pub fn command_routing(file: &str, text: &str) -> Result<Option<String>, JsValue> {
+    match language::parse_command_routing(file, text) {
+        Ok(Some(table)) => json(&table).map(Some),
+        Ok(None) => Ok(None),
+        Err(e) => Err(js_error(e.code, &e.to_string())),
+    }
+}
+
+/// A task's language: state.json `language`, else the TODO.md entry's `**Language**`, else
+/// `general` (JSON, with where it came from).
+#[wasm_bindgen(js_name = detectLanguage)]
+pub fn detect_language(
+    state_json: Option<String>,
+    todo_md: Option<String>,
+    task: &str,
+) -> Result<String, JsValue> {
+    json(&language::detect_language(
+        state_json.as_deref(),
+        todo_md.as_deref(),
+        task,
+    ))
+}
+
+/// The agent for a command and a language, from the routing tables (JSON list).
+#[wasm_bindgen(js_name = routeLanguage)]
+pub fn route_language(tables_json: &str, command: &str, language: &str) -> Result<String, JsValue> {
+    let tables: Vec<language::RoutingTable> = from_json("routing tables", tables_json)?;
+    json(&language::route_language(&tables, command, language))
 }

@@ -89,3 +89,26 @@ test("explain answers for every cell of the kord matrix", () => {
   }
   assert.ok(cells > 1300, `${cells} cells`);
 });
+
+test("route: command x language from the command frontmatter, language by precedence", () => {
+  const fixture = (name) => fs.readFileSync(new URL(`../../crate/tests/fixtures/${name}`, import.meta.url), "utf8");
+  const dir = makeProject({
+    ".opencode/command/research.md": fixture("seed_command_research.md"),
+    ".opencode/specs/TODO.md": "### 258. Resolve sorries\n- **Language**: lean\n\n### 300. Docs\n- **Status**: [NOT STARTED]\n",
+    ".opencode/specs/259_tooling/state.json": '{"project_number": 259, "language": "python"}',
+    ".opencode/specs/TODO.md.bak": "",
+  });
+  const lean = nso("route", "--command", "/research", "--task", "258", "--dir", dir);
+  assert.equal(lean.code, 0, lean.err);
+  assert.match(lean.out, /language lean \(from todo_md\)/);
+  assert.match(lean.out, /agent: @lean-research-agent/);
+  const py = JSON.parse(nso("route", "--command", "/research", "--task", "259", "--dir", dir, "--json").out);
+  assert.deepEqual([py.language.language, py.language.source, py.route.agent], ["python", "state_json", "researcher"]);
+  const general = nso("route", "--command", "research", "--task", "300", "--dir", dir);
+  assert.match(general.out, /language general/);
+  assert.match(general.out, /agent: @researcher/);
+  const none = nso("route", "--command", "/deploy", "--task", "258", "--dir", dir);
+  assert.equal(none.code, 1);
+  assert.match(none.out, /no agent/);
+  assert.equal(nso("route", "--command", "/research").code, 2);
+});
