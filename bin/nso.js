@@ -9,6 +9,7 @@ const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
   nso explain --agent NAME --tool TOOL [--path P] [--args JSON] [--dir DIR] [--json]
   nso route --command /CMD --task N [--state FILE] [--todo FILE] [--dir DIR] [--json]
+  nso status check [--todo FILE] [--state FILE] [--dir DIR] [--json]
   nso check [--dir DIR]
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
@@ -21,6 +22,10 @@ route    which agent a language-routed command goes to for a task: the routing t
          .opencode/specs/NNN_*/state.json, else .opencode/specs/state.json; or --state),
          else its TODO.md entry's **Language** (.opencode/specs/TODO.md; or --todo), else
          general. Exit 0 routed, 1 no table or no agent, 2 usage error.
+status check
+         every disagreement between TODO.md and state.json (status, artifacts, numbers,
+         tasks on one side only) with file and line; defaults .opencode/specs/TODO.md and
+         .opencode/specs/state.json. Exit 0 consistent, 1 not, 2 missing files.
 check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
 DIR      the project folder (default: the current one); the project root is its git root.`;
 
@@ -30,7 +35,11 @@ function fail(message, code = 2) {
 }
 
 function parseArgs(argv) {
-  const [sub, ...rest] = argv;
+  let [sub, ...rest] = argv;
+  if (sub === "status" && rest[0] === "check") {
+    sub = "status check";
+    rest = rest.slice(1);
+  }
   const opts = { sub };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -142,6 +151,24 @@ function route(opts) {
   process.exit(routed.agent ? 0 : 1);
 }
 
+function statusCheck(opts) {
+  const { worktree } = project(opts.dir);
+  const todoFile = opts.todo ?? path.join(worktree, ".opencode/specs/TODO.md");
+  const stateFile = opts.state ?? path.join(worktree, ".opencode/specs/state.json");
+  const todo = readIf(todoFile);
+  const state = readIf(stateFile);
+  if (todo === undefined || state === undefined) {
+    fail(`nso status check: ${todo === undefined ? todoFile : stateFile} not found (use --todo / --state)`);
+  }
+  const found = JSON.parse(loadWorkflowCore().statusCheck(todo, state, undefined));
+  if (opts.json) console.log(JSON.stringify(found, null, 2));
+  else {
+    for (const d of found) console.log(`${d.file}:${d.line}: ${d.message} [${d.code}]`);
+    console.log(found.length ? `${found.length} disagreement(s)` : `consistent: ${path.relative(worktree, todoFile)} and ${path.relative(worktree, stateFile)}`);
+  }
+  process.exit(found.length ? 1 : 0);
+}
+
 function check(opts) {
   const { worktree } = project(opts.dir);
   const file = path.join(worktree, ".opencode/nso.json");
@@ -159,5 +186,6 @@ const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);
 else if (opts.sub === "check") check(opts);
 else if (opts.sub === "route") route(opts);
+else if (opts.sub === "status check") statusCheck(opts);
 else if (opts.sub === "help" || opts.sub === undefined) console.log(USAGE);
 else fail(`nso: unknown command ${JSON.stringify(opts.sub)}\n\n${USAGE}`);

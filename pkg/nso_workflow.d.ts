@@ -70,6 +70,12 @@ export function routeLanguage(tables_json: string, command: string, language: st
 export function start(): void;
 
 /**
+ * Every disagreement between TODO.md and state.json (and a project's state.json): status,
+ * artifacts, numbers, tasks missing from one side, each with file and line (JSON list).
+ */
+export function statusCheck(todo_md: string, state_json: string, project_state_json?: string | null): string;
+
+/**
  * Validates the JSON return: structure, and every artifact exists and is non-empty.
  */
 export function validateJsonReturn(text: string, facts_json: string, session_id?: string | null): string;

@@ -365,6 +365,48 @@ function start() {
 exports.start = start;
 
 /**
+ * Every disagreement between TODO.md and state.json (and a project's state.json): status,
+ * artifacts, numbers, tasks missing from one side, each with file and line (JSON list).
+ * @param {string} todo_md
+ * @param {string} state_json
+ * @param {string | null} [project_state_json]
+ * @returns {string}
+ */
+function statusCheck(todo_md, state_json, project_state_json) {
+    let deferred5_0;
+    let deferred5_1;
+    try {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passStringToWasm0(todo_md, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(state_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = isLikeNone(project_state_json) ? 0 : passStringToWasm0(project_state_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.statusCheck(ptr0, len0, ptr1, len1, ptr2, len2);
+        var ptr4 = ret[0];
+        var len4 = ret[1];
+        if (ret[3]) {
+            ptr4 = 0; len4 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred5_0 = ptr4;
+        deferred5_1 = len4;
+        return getStringFromWasm0(ptr4, len4);
+    } finally {
+        wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+    }
+}
+exports.statusCheck = statusCheck;
+
+/**
  * Validates the JSON return: structure, and every artifact exists and is non-empty.
  * @param {string} text
  * @param {string} facts_json

@@ -12,6 +12,7 @@ export const parseTaskFile: (a: number, b: number, c: number, d: number) => [num
 export const resultPaths: (a: number, b: number) => [number, number, number, number];
 export const routeLanguage: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const start: () => void;
+export const statusCheck: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const validateJsonReturn: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const workflow_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const workflow_route: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];

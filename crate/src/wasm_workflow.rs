@@ -3,7 +3,7 @@
 //! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
 //! Each export parses its input, calls the core and converts the output.
 
-use crate::{config, contract, delegation, language, router};
+use crate::{config, contract, delegation, language, router, status};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -177,4 +177,19 @@ pub fn detect_language(
 pub fn route_language(tables_json: &str, command: &str, language: &str) -> Result<String, JsValue> {
     let tables: Vec<language::RoutingTable> = from_json("routing tables", tables_json)?;
     json(&language::route_language(&tables, command, language))
+}
+
+/// Every disagreement between TODO.md and state.json (and a project's state.json): status,
+/// artifacts, numbers, tasks missing from one side, each with file and line (JSON list).
+#[wasm_bindgen(js_name = statusCheck)]
+pub fn status_check(
+    todo_md: &str,
+    state_json: &str,
+    project_state_json: Option<String>,
+) -> Result<String, JsValue> {
+    json(&status::check::check_consistency(
+        todo_md,
+        state_json,
+        project_state_json.as_deref(),
+    ))
 }

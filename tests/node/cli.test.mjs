@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { makeProject } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
@@ -111,4 +112,22 @@ test("route: command x language from the command frontmatter, language by preced
   assert.equal(none.code, 1);
   assert.match(none.out, /no agent/);
   assert.equal(nso("route", "--command", "/research").code, 2);
+});
+
+test("status check: consistent files pass; a disagreement names file, line and both values", () => {
+  const fixture = (name) => fs.readFileSync(new URL(`../../crate/tests/fixtures/status/${name}`, import.meta.url), "utf8");
+  const dir = makeProject({ ".opencode/specs/TODO.md": fixture("TODO.md"), ".opencode/specs/state.json": fixture("state.json") });
+  const ok = nso("status", "check", "--dir", dir);
+  assert.equal(ok.code, 0, ok.out + ok.err);
+  assert.match(ok.out, /^consistent: /m);
+  const todo = path.join(dir, ".opencode/specs/TODO.md");
+  fs.writeFileSync(todo, fs.readFileSync(todo, "utf8").replace("[NOT STARTED]", "[PLANNED]"));
+  const bad = nso("status", "check", "--dir", dir, "--json");
+  assert.equal(bad.code, 1);
+  const [d] = JSON.parse(bad.out);
+  assert.equal(d.code, "status_mismatch");
+  assert.equal(d.file, ".opencode/specs/TODO.md");
+  assert.deepEqual([d.task, d.field, d.todo_value, d.state_value, d.other_file], [259, "status", "PLANNED", "not_started", ".opencode/specs/state.json"]);
+  assert.equal(fs.readFileSync(todo, "utf8").split("\n")[d.line - 1].includes("[PLANNED]"), true, `line ${d.line}`);
+  assert.equal(nso("status", "check", "--dir", makeProject()).code, 2);
 });
