@@ -131,3 +131,14 @@ test("status check: consistent files pass; a disagreement names file, line and b
   assert.equal(fs.readFileSync(todo, "utf8").split("\n")[d.line - 1].includes("[PLANNED]"), true, `line ${d.line}`);
   assert.equal(nso("status", "check", "--dir", makeProject()).code, 2);
 });
+
+test("the shipped examples/nso.json (the README's complete example) is valid", () => {
+  const dir = makeProject({ ".opencode/nso.json": fs.readFileSync(new URL("../../examples/nso.json", import.meta.url), "utf8") });
+  const r = nso("check", "--dir", dir);
+  assert.equal(r.code, 0, r.out);
+  const push = nso("explain", "--agent", "release-bot", "--command", "git push origin main", "--dir", dir);
+  assert.equal(push.code, 0, push.out);
+  const secrets = nso("explain", "--agent", "dev", "--tool", "read", "--path", ".env", "--dir", dir);
+  assert.equal(secrets.code, 1);
+  assert.match(secrets.out, /acme\.secrets\.read/);
+});
