@@ -19,6 +19,8 @@ const READ_TOOLS = new Set([
 /** Agents OpenCode uses for its own requests on a user's session: never the caller. */
 const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
 const CONFIG_FILE = ".opencode/nso.json";
+/** Arguments of the common file tools whose real path the shim resolves before asking. */
+const PATH_ARGS = ["filePath", "path"];
 const HOOK_DIRS = { pre: ".opencode/hooks/pre_tool_use", post: ".opencode/hooks/post_tool_use" };
 const HOOK_LISTING_TTL_MS = 2000;
 const AGENT_LOOKUP_TIMEOUT_MS = 2000;
@@ -513,7 +515,7 @@ export function createNso({ directory, worktree, client } = {}) {
    * the core asks for what is still missing.
    */
   function preResolve(request) {
-    for (const key of ["filePath", "path"]) {
+    for (const key of PATH_ARGS) {
       const given = request.args?.[key];
       if (typeof given === "string" && given && !given.startsWith("~")) {
         const [real, exists] = realPathInfo(given.startsWith("/") ? given : `${baseDir}/${given}`);

@@ -20,6 +20,8 @@ pub mod template;
 
 #[cfg(all(target_family = "wasm", not(feature = "workflow")))]
 mod wasm;
+#[cfg(target_family = "wasm")]
+mod wasm_common;
 #[cfg(all(target_family = "wasm", feature = "workflow"))]
 mod wasm_workflow;
 

@@ -1,14 +1,10 @@
 //! The one wasm boundary: every `#[wasm_bindgen]` item lives here. Each export parses its
 //! input, calls the core and converts the output; no decisions are made in this file.
 
+use crate::wasm_common::{js_error, json};
 use crate::{authority, config, session};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
 
 /// One serializer configuration for every structure that crosses the boundary: maps become
 /// plain objects so the shim can read fields directly.
@@ -16,14 +12,6 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| js_error("internal", &e.to_string()))
-}
-
-/// A JS `Error` carrying a stable `code` the shim branches on (never on message text).
-fn js_error(code: &str, message: &str) -> JsValue {
-    let error = js_sys::Error::new(message);
-    // Setting a property on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&error, &"code".into(), &code.into());
-    error.into()
 }
 
 fn config_error(e: &config::ConfigError) -> JsValue {
@@ -233,10 +221,6 @@ pub fn check_config(config_file: &str, config_text: &str) -> Result<String, JsVa
 #[wasm_bindgen(js_name = policySchema)]
 pub fn policy_schema() -> String {
     authority::POLICY_SCHEMA.to_string()
-}
-
-fn json<T: Serialize>(value: &T) -> Result<String, JsValue> {
-    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string()))
 }
 
 #[derive(serde::Deserialize)]

@@ -3,25 +3,9 @@
 //! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
 //! Each export parses its input, calls the core and converts the output.
 
+use crate::wasm_common::{js_error, json};
 use crate::{config, contract, delegation, language, router, status};
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(start)]
-fn start() {
-    console_error_panic_hook::set_once();
-}
-
-/// A JS `Error` carrying a stable `code` the shim branches on.
-fn js_error(code: &str, message: &str) -> JsValue {
-    let error = js_sys::Error::new(message);
-    let _ = js_sys::Reflect::set(&error, &"code".into(), &code.into());
-    error.into()
-}
-
-fn json<T: Serialize>(value: &T) -> Result<String, JsValue> {
-    serde_json::to_string(value).map_err(|e| js_error("internal", &e.to_string()))
-}
 
 fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
     serde_json::from_str(text).map_err(|e| js_error("bad_input", &format!("{what}: {e}")))

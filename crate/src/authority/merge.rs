@@ -184,44 +184,22 @@ impl Merged {
             }
         }
         if let Some(list) = raw.append_only {
-            check_dup_ids(
-                list.iter().map(|r| r.id.as_str()).enumerate(),
-                "appendOnly",
-                source,
+            merge_by_id(
+                &mut self.append_only,
+                list,
+                |r| &r.id,
+                ("appendOnly", source),
                 &mut errors,
             );
-            for (i, r) in list.into_iter().enumerate() {
-                let path = index_path("appendOnly", i);
-                let s = Sourced {
-                    item: r,
-                    source: source.to_string(),
-                    path,
-                };
-                match self.append_only.iter().position(|x| x.item.id == s.item.id) {
-                    Some(pos) => self.append_only[pos] = s,
-                    None => self.append_only.push(s),
-                }
-            }
         }
         if let Some(list) = raw.sacred {
-            check_dup_ids(
-                list.iter().map(|r| r.id.as_str()).enumerate(),
-                "sacred",
-                source,
+            merge_by_id(
+                &mut self.sacred,
+                list,
+                |r| &r.id,
+                ("sacred", source),
                 &mut errors,
             );
-            for (i, r) in list.into_iter().enumerate() {
-                let path = index_path("sacred", i);
-                let s = Sourced {
-                    item: r,
-                    source: source.to_string(),
-                    path,
-                };
-                match self.sacred.iter().position(|x| x.item.id == s.item.id) {
-                    Some(pos) => self.sacred[pos] = s,
-                    None => self.sacred.push(s),
-                }
-            }
         }
         if let Some(o) = raw.outside_project {
             if let Some(allow) = o.allow {
@@ -867,5 +845,33 @@ impl AreaRef<'_> {
             errors,
         );
         (paths, except)
+    }
+}
+
+/// Merges a project's `list` into `into` by id: an entry whose id is already there replaces
+/// it, others are added; duplicate ids within `list` are errors.
+fn merge_by_id<T>(
+    into: &mut Vec<Sourced<T>>,
+    list: Vec<T>,
+    id: impl Fn(&T) -> &String,
+    (section, source): (&str, &str),
+    errors: &mut Vec<ConfigError>,
+) {
+    check_dup_ids(
+        list.iter().map(|r| id(r).as_str()).enumerate(),
+        section,
+        source,
+        errors,
+    );
+    for (i, item) in list.into_iter().enumerate() {
+        let s = Sourced {
+            item,
+            source: source.to_string(),
+            path: index_path(section, i),
+        };
+        match into.iter().position(|x| id(&x.item) == id(&s.item)) {
+            Some(pos) => into[pos] = s,
+            None => into.push(s),
+        }
     }
 }
