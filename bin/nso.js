@@ -4,12 +4,19 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadCore, loadWorkflowCore, gatherLookups } from "../plugin/nso-plugin.js";
+import { languageRoute } from "../plugin/nso-tools.js";
+import { runStatusSync, recoverStatusSync, isoNow } from "../plugin/status-sync.js";
 
 const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
   nso explain --agent NAME --tool TOOL [--path P] [--args JSON] [--dir DIR] [--json]
+  nso explain --command /CMD --task N                     [--dir DIR] [--json]   (as nso route)
   nso route --command /CMD --task N [--state FILE] [--todo FILE] [--dir DIR] [--json]
   nso status check [--todo FILE] [--state FILE] [--dir DIR] [--json]
+  nso status set N STATUS --agent NAME [--artifact PATH]... [--dir DIR] [--json]
+  nso status new --title T [--description D] [--priority P] [--language L] --agent NAME [--dir DIR] [--json]
+  nso status archive [--dir DIR] [--json]
+  nso status recover [--dir DIR]
   nso check [--dir DIR]
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
@@ -26,6 +33,21 @@ status check
          every disagreement between TODO.md and state.json (status, artifacts, numbers,
          tasks on one side only) with file and line; defaults .opencode/specs/TODO.md and
          .opencode/specs/state.json. Exit 0 consistent, 1 not, 2 missing files.
+status set
+         moves task N to STATUS in TODO.md, state.json and the task's project state.json
+         (.opencode/specs/NNN_*/state.json) together, or changes nothing: the move must be
+         legal for --agent (the status machine's transitions and role gates); dates are
+         stamped and each --artifact is linked.
+status new
+         adds a task numbered next_project_number (which is incremented) to both files.
+status archive
+         moves completed and abandoned tasks to .opencode/specs/archive/state.json and
+         their project folders to .opencode/specs/archive/.
+status recover
+         finishes a sync that was interrupted (a crash after its commit point) or removes
+         its temp files (before it); every status command does this first.
+         Exit status of set/new/archive/recover: 0 done, 1 refused (the message names the
+         file and line, and what is legal), 2 usage error or missing files.
 check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
 DIR      the project folder (default: the current one); the project root is its git root.`;
 
@@ -36,18 +58,21 @@ function fail(message, code = 2) {
 
 function parseArgs(argv) {
   let [sub, ...rest] = argv;
-  if (sub === "status" && rest[0] === "check") {
-    sub = "status check";
+  if (sub === "status" && ["check", "set", "new", "archive", "recover"].includes(rest[0])) {
+    sub = `status ${rest[0]}`;
     rest = rest.slice(1);
   }
-  const opts = { sub };
+  const opts = { sub, positional: [], artifact: [] };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (arg === "--json") opts.json = true;
-    else if (["--agent", "--command", "--tool", "--path", "--args", "--dir", "--session", "--task", "--state", "--todo"].includes(arg)) {
+    else if (["--agent", "--command", "--tool", "--path", "--args", "--dir", "--session", "--task", "--state", "--todo",
+      "--title", "--description", "--priority", "--language", "--artifact"].includes(arg)) {
       if (i + 1 >= rest.length) fail(`nso: ${arg} needs a value\n\n${USAGE}`);
-      opts[arg.slice(2)] = rest[++i];
+      if (arg === "--artifact") opts.artifact.push(rest[++i]);
+      else opts[arg.slice(2)] = rest[++i];
     } else if (arg === "-h" || arg === "--help") opts.command = "help";
+    else if (sub === "status set" && !arg.startsWith("-")) opts.positional.push(arg);
     else fail(`nso: unknown argument ${JSON.stringify(arg)}\n\n${USAGE}`);
   }
   return opts;
@@ -75,6 +100,8 @@ function loadNso(worktree) {
 }
 
 function explain(opts) {
+  // `--command /research --task 258`: how a language-routed command is routed.
+  if (opts.task !== undefined && String(opts.command ?? "").startsWith("/")) return route(opts);
   if (!opts.agent) fail(`nso explain: --agent is required\n\n${USAGE}`);
   let tool = opts.tool ?? (opts.command !== undefined ? "bash" : undefined);
   let args = {};
@@ -109,39 +136,15 @@ function readIf(file) {
   return file && fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
 }
 
-/** The project folder of task N (`.opencode/specs/NNN_name/`), if there is one. */
-function projectFolder(specs, task) {
-  const n = String(task).match(/\d+/)?.[0];
-  if (!n || !fs.existsSync(specs)) return undefined;
-  const entry = fs.readdirSync(specs, { withFileTypes: true })
-    .find((d) => d.isDirectory() && d.name.match(/^(\d+)_/)?.[1] && Number(d.name.match(/^(\d+)_/)[1]) === Number(n));
-  return entry ? path.join(specs, entry.name) : undefined;
-}
-
 function route(opts) {
   if (!opts.command || !opts.task) fail(`nso route: --command and --task are required\n\n${USAGE}`);
   const { worktree } = project(opts.dir);
-  const wf = loadWorkflowCore();
-  const tables = [];
-  for (const folder of [".opencode/command", ".opencode/commands"]) {
-    const dir = path.join(worktree, folder);
-    if (!fs.existsSync(dir)) continue;
-    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".md")).sort()) {
-      try {
-        const table = wf.commandRouting(name, fs.readFileSync(path.join(dir, name), "utf8"));
-        if (table) tables.push(JSON.parse(table));
-      } catch (error) {
-        fail(`nso route: ${folder}/${name}: ${error.message}`);
-      }
-    }
+  let language, routed;
+  try {
+    ({ language, route: routed } = languageRoute(loadWorkflowCore(), worktree, opts.command, opts.task, { state: opts.state, todo: opts.todo }));
+  } catch (error) {
+    fail(`nso route: ${error.message}`);
   }
-  const specs = path.join(worktree, ".opencode/specs");
-  const projectState = projectFolder(specs, opts.task);
-  const stateFile = opts.state ?? [projectState && path.join(projectState, "state.json"), path.join(specs, "state.json")]
-    .find((f) => f && fs.existsSync(f));
-  const todoFile = opts.todo ?? path.join(specs, "TODO.md");
-  const language = JSON.parse(wf.detectLanguage(readIf(stateFile), readIf(todoFile), String(opts.task)));
-  const routed = JSON.parse(wf.routeLanguage(JSON.stringify(tables), opts.command, language.language));
   if (opts.json) console.log(JSON.stringify({ command: opts.command, task: opts.task, language, route: routed }, null, 2));
   else {
     console.log(`command ${opts.command}, task ${opts.task}: language ${language.language} (from ${language.source})`);
@@ -151,8 +154,28 @@ function route(opts) {
   process.exit(routed.agent ? 0 : 1);
 }
 
-function statusCheck(opts) {
+/** One line on what recovery did, or undefined when it did nothing. */
+function describeRecovery(r) {
+  const parts = [];
+  if (r.finished) parts.push(`finished an interrupted sync (${[...r.renamed, ...r.moved].join(", ") || "nothing left to rename"})`);
+  if (r.removed.length) parts.push(`removed ${r.removed.length} temp file(s) of a sync that did not commit: ${r.removed.join(", ")}`);
+  if (r.lockBroken) parts.push("removed the lock of a sync that is no longer running");
+  return parts.length ? `nso: recovered: ${parts.join("; ")}` : undefined;
+}
+
+/** Recovers first (every status command does); a failure is reported, not fatal, for check. */
+async function recoverFirst(worktree, what) {
+  try {
+    const line = describeRecovery(await recoverStatusSync(worktree));
+    if (line) console.error(line);
+  } catch (error) {
+    console.error(`nso ${what}: recovery failed: ${error.message}`);
+  }
+}
+
+async function statusCheck(opts) {
   const { worktree } = project(opts.dir);
+  await recoverFirst(worktree, "status check");
   const todoFile = opts.todo ?? path.join(worktree, ".opencode/specs/TODO.md");
   const stateFile = opts.state ?? path.join(worktree, ".opencode/specs/state.json");
   const todo = readIf(todoFile);
@@ -167,6 +190,46 @@ function statusCheck(opts) {
     console.log(found.length ? `${found.length} disagreement(s)` : `consistent: ${path.relative(worktree, todoFile)} and ${path.relative(worktree, stateFile)}`);
   }
   process.exit(found.length ? 1 : 0);
+}
+
+async function statusSync(opts) {
+  const op = opts.sub.slice("status ".length);
+  const { worktree } = project(opts.dir);
+  let args = {};
+  if (op === "set") {
+    const [n, status] = opts.positional;
+    if (opts.positional.length !== 2 || !/^\d+$/.test(n)) fail(`nso status set: give the task number and the new status\n\n${USAGE}`);
+    args = { taskNumber: Number(n), newStatus: status, artifacts: opts.artifact };
+  } else if (op === "new") {
+    if (!opts.title) fail(`nso status new: --title is required\n\n${USAGE}`);
+    args = { title: opts.title, description: opts.description, priority: opts.priority, language: opts.language };
+  }
+  if (op !== "archive" && !opts.agent) fail(`nso status ${op}: --agent is required (the status machine checks who may)\n\n${USAGE}`);
+  let result;
+  try {
+    // NSO_SYNC_NOW is test-only: a fixed clock, so that two runs plan the same texts.
+    result = await runStatusSync({ worktree, op, args, agent: opts.agent, now: process.env.NSO_SYNC_NOW ?? isoNow() });
+  } catch (error) {
+    // Missing files and a broken nso.json are setup problems (2); everything else is a refusal.
+    fail(`nso status ${op}: ${error.message}`, error.code === "sync_missing_file" || error.fix !== undefined ? 2 : 1);
+  }
+  const line = describeRecovery(result.recovered);
+  if (line) console.error(line);
+  if (opts.json) console.log(JSON.stringify(result, null, 2));
+  else {
+    console.log(result.summary);
+    for (const m of result.moves) console.log(`  moved: ${m.from} -> ${m.to}`);
+    for (const note of result.notes) console.log(`  note: ${note}`);
+  }
+}
+
+async function statusRecover(opts) {
+  const { worktree } = project(opts.dir);
+  try {
+    console.log(describeRecovery(await recoverStatusSync(worktree)) ?? "nso: nothing to recover");
+  } catch (error) {
+    fail(`nso status recover: ${error.message}`, 1);
+  }
 }
 
 function check(opts) {
@@ -186,6 +249,8 @@ const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);
 else if (opts.sub === "check") check(opts);
 else if (opts.sub === "route") route(opts);
-else if (opts.sub === "status check") statusCheck(opts);
-else if (opts.sub === "help" || opts.sub === undefined) console.log(USAGE);
+else if (opts.sub === "status check") await statusCheck(opts);
+else if (["status set", "status new", "status archive"].includes(opts.sub)) await statusSync(opts);
+else if (opts.sub === "status recover") await statusRecover(opts);
+else if (["help", "--help", "-h", undefined].includes(opts.sub)) console.log(USAGE);
 else fail(`nso: unknown command ${JSON.stringify(opts.sub)}\n\n${USAGE}`);

@@ -53,9 +53,38 @@ export function hasJsonReturn(text: string): boolean;
 export function jsonReturnPaths(text: string): string[];
 
 /**
+ * A new task id `<workflow>_<yyyymmdd>_<slug>_<6 random chars>`; the shim supplies the
+ * date and the random part. Throws with `code` on a bad workflow, date or random part.
+ */
+export function newTaskId(workflow: string, date_yyyymmdd: string, title: string, random6: string): string;
+
+/**
  * Parses a task file (`contract`, `status`, `result`, `questions`) into data (JSON).
  */
 export function parseTaskFile(kind: string, text: string): string;
+
+/**
+ * Plans archiving of completed and abandoned tasks (`ArchiveInputs` as JSON).
+ */
+export function planArchive(inputs_json: string, config_file: string, config_text?: string | null): string;
+
+/**
+ * Plans a new task (`NewTaskInputs` as JSON): number, TODO.md entry, state.json object.
+ */
+export function planNewTask(inputs_json: string, config_file: string, config_text?: string | null): string;
+
+/**
+ * Plans a status move of one task in TODO.md and state.json (and the project's
+ * state.json): inputs as JSON (`SyncInputs`), the plan as JSON (`{files, moves,
+ * task_number, summary, notes}`). Throws with `code`, `file`, `line` when refused.
+ */
+export function planStatusSync(inputs_json: string, config_file: string, config_text?: string | null): string;
+
+/**
+ * Renders a task file (`contract`, `status`, `result`, `questions`) from its data (JSON,
+ * every field given) through `template` (`undefined`: the shipped template).
+ */
+export function renderTaskFile(kind: string, data_json: string, template?: string | null): string;
 
 /**
  * Paths a result.md names as deliverables (the shim reports whether each exists).
@@ -79,3 +108,8 @@ export function statusCheck(todo_md: string, state_json: string, project_state_j
  * Validates the JSON return: structure, and every artifact exists and is non-empty.
  */
 export function validateJsonReturn(text: string, facts_json: string, session_id?: string | null): string;
+
+/**
+ * Checks a task id; throws with `code` and the reason when it is malformed.
+ */
+export function validateTaskId(id: string): void;

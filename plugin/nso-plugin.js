@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { nsoTools } from "./nso-tools.js";
+import { runStatusSync } from "./status-sync.js";
 
 const require = createRequire(import.meta.url);
 const CORE_PATH = fileURLToPath(new URL("../pkg/nso.js", import.meta.url));
@@ -660,10 +662,44 @@ export function createNso({ directory, worktree, client } = {}) {
     return parts;
   }
 
+  // --- what NSO's own tools need ----------------------------------------------------------
+
+  /**
+   * The refusal text for writing `content` to `rel` (project-relative) as `agent`, from the
+   * same engine as the agents' own calls (authority and status machines), or null.
+   */
+  function authorizeWrite(sessionID, agent, rel, content) {
+    if (!state.engine) return failureText();
+    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root });
+    if (!decision) return null;
+    logDecision(decision, "write (NSO tool)", agent);
+    return decision.verdict === "block" ? decision.message : null;
+  }
+
+  /** Runs an atomic status sync (TODO.md + state.json) as the calling agent. */
+  async function statusSync(ctx, options) {
+    if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
+    const { op, ...args } = options;
+    const result = await runStatusSync({
+      worktree: root, op, args, agent: ctx.agent ?? "",
+      authorize: (files) => {
+        for (const f of files) {
+          const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text);
+          if (refusal) throw Object.assign(new Error(refusal), { name: "NSOBlock", code: "authority" });
+        }
+      },
+    });
+    appendLog("nso.log", `${new Date().toISOString()} status sync @${ctx.agent ?? "?"}: ${result.summary}`);
+    return result;
+  }
+
   load();
   return {
     root, sessions, state, load, sessionCreated, noteAgent, forgetSession, beforeTool, afterTool, systemText, agentOf,
-    routeMessage, noteCommand,
+    routeMessage, noteCommand, authorizeWrite, statusSync,
+    workflowCore: loadWorkflowCore,
+    configText: () => state.configText,
+    log: (line) => appendLog("nso.log", line),
   };
 }
 
@@ -703,6 +739,7 @@ export const NsoPlugin = async (input = {}) => {
     "experimental.chat.system.transform": async (hookInput, output) => {
       for (const text of nso.systemText(hookInput.sessionID)) output.system.push(text);
     },
+    tool: nsoTools(nso),
     "tool.execute.before": (hookInput, output) => nso.beforeTool(hookInput, output),
     "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
   };

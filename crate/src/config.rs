@@ -96,6 +96,10 @@ pub struct Config {
     /// The authority policy section, passed to the authority engine as it is.
     #[serde(skip)]
     pub authority: Value,
+    /// Status machines from the `status` section; `None` (no section): the shipped
+    /// defaults, compiled on first use so a start without a section does not pay for them.
+    #[serde(skip)]
+    pub status: Option<crate::status::StatusConfig>,
 }
 
 impl Default for Config {
@@ -107,6 +111,7 @@ impl Default for Config {
             delegation: DelegationConfig::default(),
             routing: crate::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
+            status: None,
         }
     }
 }
@@ -139,7 +144,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const TOP_KEYS: [&str; 7] = [
+const TOP_KEYS: [&str; 8] = [
     "$schema",
     "memory",
     "hooks",
@@ -147,6 +152,7 @@ const TOP_KEYS: [&str; 7] = [
     "authority",
     "routing",
     "delegation",
+    "status",
 ];
 const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
@@ -226,6 +232,17 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
     if let Some(v) = top.get("authority") {
         ctx.object(v, "authority")?;
         config.authority = v.clone();
+    }
+    if let Some(v) = top.get("status") {
+        config.status = Some(
+            crate::status::parse_status_section(file, Some(v)).map_err(|e| ConfigError {
+                code: e.code,
+                file: e.file,
+                path: e.path,
+                problem: e.problem,
+                fix: e.fix,
+            })?,
+        );
     }
     Ok(config)
 }

@@ -86,11 +86,16 @@ pub struct Contract {
     /// `## Context Files` (Markdown items, usually paths).
     pub context_files: Vec<String>,
     /// `## Instructions` (Markdown items).
+    #[serde(default = "default_instructions")]
     pub instructions: Vec<String>,
     /// Unknown fields.
     pub extra_fields: Vec<ExtraField>,
     /// Unknown sections.
     pub extra_sections: Vec<ExtraSection>,
+}
+
+fn default_instructions() -> Vec<String> {
+    DEFAULT_INSTRUCTIONS.iter().map(|s| s.to_string()).collect()
 }
 
 impl Contract {

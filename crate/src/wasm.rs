@@ -83,10 +83,9 @@ impl Nso {
         let policy =
             authority::Policy::from_config_value(&config.authority, config_file, "authority")
                 .map_err(|e| policy_error(config_file, &e))?;
-        Ok(Nso {
-            config,
-            engine: authority::Engine::new(policy),
-        })
+        let mut engine = authority::Engine::new(policy);
+        engine.set_status(config.status.clone());
+        Ok(Nso { config, engine })
     }
 
     /// The effective configuration (defaults filled in) as a plain object.

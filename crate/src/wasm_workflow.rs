@@ -177,3 +177,109 @@ pub fn status_check(
         project_state_json.as_deref(),
     ))
 }
+
+/// The status machines of `.opencode/nso.json` (`undefined`: no file, the defaults).
+fn status_config(
+    config_file: &str,
+    config_text: Option<String>,
+) -> Result<status::StatusConfig, JsValue> {
+    status::parse_nso_json(config_file, config_text.as_deref()).map_err(|e| {
+        let error = js_error(e.code, &format!("{}: {}: {}", e.file, e.path, e.problem));
+        let _ = js_sys::Reflect::set(&error, &"fix".into(), &e.fix.as_str().into());
+        let _ = js_sys::Reflect::set(&error, &"file".into(), &e.file.as_str().into());
+        error
+    })
+}
+
+/// A sync planning error as a JS Error with `code`, `file`, `line` and the message.
+fn sync_error(e: status::SyncError) -> JsValue {
+    let error = js_error(e.code.as_str(), &e.to_string());
+    let _ = js_sys::Reflect::set(&error, &"file".into(), &e.file.as_str().into());
+    if let Some(line) = e.line {
+        let _ = js_sys::Reflect::set(&error, &"line".into(), &(line as f64).into());
+    }
+    error
+}
+
+/// Plans a status move of one task in TODO.md and state.json (and the project's
+/// state.json): inputs as JSON (`SyncInputs`), the plan as JSON (`{files, moves,
+/// task_number, summary, notes}`). Throws with `code`, `file`, `line` when refused.
+#[wasm_bindgen(js_name = planStatusSync)]
+pub fn plan_status_sync(
+    inputs_json: &str,
+    config_file: &str,
+    config_text: Option<String>,
+) -> Result<String, JsValue> {
+    let inputs: status::SyncInputs = from_json("status sync inputs", inputs_json)?;
+    let config = status_config(config_file, config_text)?;
+    json(&status::plan_status_sync(&inputs, &config).map_err(sync_error)?)
+}
+
+/// Plans a new task (`NewTaskInputs` as JSON): number, TODO.md entry, state.json object.
+#[wasm_bindgen(js_name = planNewTask)]
+pub fn plan_new_task(
+    inputs_json: &str,
+    config_file: &str,
+    config_text: Option<String>,
+) -> Result<String, JsValue> {
+    let inputs: status::sync::NewTaskInputs = from_json("new task inputs", inputs_json)?;
+    let config = status_config(config_file, config_text)?;
+    json(&status::plan_new_task(&inputs, &config).map_err(sync_error)?)
+}
+
+/// Plans archiving of completed and abandoned tasks (`ArchiveInputs` as JSON).
+#[wasm_bindgen(js_name = planArchive)]
+pub fn plan_archive(
+    inputs_json: &str,
+    config_file: &str,
+    config_text: Option<String>,
+) -> Result<String, JsValue> {
+    let inputs: status::sync::ArchiveInputs = from_json("archive inputs", inputs_json)?;
+    let config = status_config(config_file, config_text)?;
+    json(&status::plan_archive(&inputs, &config).map_err(sync_error)?)
+}
+
+/// Renders a task file (`contract`, `status`, `result`, `questions`) from its data (JSON,
+/// every field given) through `template` (`undefined`: the shipped template).
+#[wasm_bindgen(js_name = renderTaskFile)]
+pub fn render_task_file(
+    kind: &str,
+    data_json: &str,
+    template: Option<String>,
+) -> Result<String, JsValue> {
+    let t = template.as_deref();
+    let rendered = match kind {
+        "contract" => contract::render_contract(&from_json(kind, data_json)?, t),
+        "status" => contract::render_status(&from_json(kind, data_json)?, t),
+        "result" => contract::render_result(&from_json(kind, data_json)?, t),
+        "questions" => contract::render_questions(&from_json(kind, data_json)?, t),
+        other => {
+            return Err(js_error(
+                "bad_input",
+                &format!("unknown task file `{other}`"),
+            ))
+        }
+    };
+    rendered.map_err(|e| js_error("template", &e.to_string()))
+}
+
+/// A new task id `<workflow>_<yyyymmdd>_<slug>_<6 random chars>`; the shim supplies the
+/// date and the random part. Throws with `code` on a bad workflow, date or random part.
+#[wasm_bindgen(js_name = newTaskId)]
+pub fn new_task_id(
+    workflow: &str,
+    date_yyyymmdd: &str,
+    title: &str,
+    random6: &str,
+) -> Result<String, JsValue> {
+    crate::task_id::task_id(workflow, date_yyyymmdd, title, random6)
+        .map_err(|e| js_error(e.code, &e.to_string()))
+}
+
+/// Checks a task id; throws with `code` and the reason when it is malformed.
+#[wasm_bindgen(js_name = validateTaskId)]
+pub fn validate_task_id(id: &str) -> Result<(), JsValue> {
+    crate::task_id::validate_task_id(id)
+        .map(|_| ())
+        .map_err(|e| js_error(e.code, &e.to_string()))
+}

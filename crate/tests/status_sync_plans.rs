@@ -136,6 +136,7 @@ fn completion_stamps_and_project_state() {
     i.project_state_json =
         Some("{\n  \"project_number\": 260,\n  \"status\": \"implementing\"\n}\n".into());
     let plan = plan_status_sync(&i, &c).unwrap();
+    // The project state.json had no start date: it takes the one TODO.md records.
     let todo = text(&plan, FileKey::TodoMd);
     assert!(todo.contains("- **Status**: [COMPLETED]\n- **Started**: 2026-01-01\n- **Completed**: 2026-01-04\n- **Priority**: Medium"), "{todo}");
     assert!(todo.contains("- **Implementation Artifacts**:\n  - .opencode/specs/260_prove_soundness_k/summaries/implementation-summary-20260104.md\n"), "{todo}");
@@ -143,7 +144,7 @@ fn completion_stamps_and_project_state() {
     assert!(state.contains("\"completed_at\": \"2026-01-04T09:15:00Z\""));
     assert_eq!(
         text(&plan, FileKey::ProjectStateJson),
-        "{\n  \"project_number\": 260,\n  \"status\": \"completed\",\n  \"updated_at\": \"2026-01-04T09:15:00Z\",\n  \"started_at\": \"2026-01-04T09:15:00Z\",\n  \"completed_at\": \"2026-01-04T09:15:00Z\",\n  \"artifacts\": [\".opencode/specs/260_prove_soundness_k/summaries/implementation-summary-20260104.md\"]\n}\n"
+        "{\n  \"project_number\": 260,\n  \"status\": \"completed\",\n  \"updated_at\": \"2026-01-04T09:15:00Z\",\n  \"started_at\": \"2026-01-01\",\n  \"completed_at\": \"2026-01-04T09:15:00Z\",\n  \"artifacts\": [\".opencode/specs/260_prove_soundness_k/summaries/implementation-summary-20260104.md\"]\n}\n"
     );
     let order: Vec<FileKey> = plan.files.iter().map(|f| f.key).collect();
     assert_eq!(

@@ -112,6 +112,10 @@ test("route: command x language from the command frontmatter, language by preced
   assert.equal(none.code, 1);
   assert.match(none.out, /no agent/);
   assert.equal(nso("route", "--command", "/research").code, 2);
+  // The same answer through `nso explain`.
+  const viaExplain = nso("explain", "--command", "/research", "--task", "258", "--dir", dir);
+  assert.equal(viaExplain.code, 0, viaExplain.err);
+  assert.equal(viaExplain.out, lean.out);
 });
 
 test("status check: consistent files pass; a disagreement names file, line and both values", () => {

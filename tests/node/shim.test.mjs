@@ -127,7 +127,9 @@ test("a core that cannot load fails closed and names the fix", async () => {
   const copy = makeProject();
   fs.mkdirSync(path.join(copy, "plugin"));
   fs.mkdirSync(path.join(copy, "pkg"));
-  fs.copyFileSync(new URL("../../plugin/nso-plugin.js", import.meta.url), path.join(copy, "plugin/nso-plugin.js"));
+  for (const f of fs.readdirSync(new URL("../../plugin/", import.meta.url))) {
+    fs.copyFileSync(new URL(`../../plugin/${f}`, import.meta.url), path.join(copy, "plugin", f));
+  }
   for (const f of ["nso.js", "package.json"]) {
     fs.copyFileSync(new URL(`../../pkg/${f}`, import.meta.url), path.join(copy, "pkg", f));
   }

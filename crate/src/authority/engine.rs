@@ -19,6 +19,7 @@ use super::policy::{
     SLOT_WRITE,
 };
 use super::tools::{classify_with, Classification, OpKind, Target, ToolKind, ToolOp};
+use crate::status::StatusConfig;
 
 /// One tool call to decide.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -144,6 +145,11 @@ pub struct Engine {
     pub(super) policy: Policy,
     sessions: HashMap<String, HashMap<u64, u32>>,
     order: VecDeque<String>,
+    /// Status machines checked on edits of the files they govern (see [`Engine::status`]).
+    status: std::cell::OnceCell<StatusConfig>,
+    /// Every binding glob of every active machine with its literal suffix (a cheaper test
+    /// first): the first test before [`StatusConfig::resolve`], on every write.
+    status_globs: Vec<(String, super::Glob)>,
 }
 
 /// Why an operation got its verdict.
@@ -152,6 +158,8 @@ pub(crate) enum By {
     Rule(usize),
     Sacred(usize),
     AppendOnly(usize),
+    /// A status machine (index into the engine's status machines) refused the edit.
+    Status(usize),
     Default(usize),
     Outside,
     Invalid(&'static str),
@@ -223,7 +231,54 @@ impl Engine {
             policy,
             sessions: HashMap::new(),
             order: VecDeque::new(),
+            status: std::cell::OnceCell::from(StatusConfig::disabled()),
+            status_globs: Vec::new(),
         }
+    }
+
+    /// Sets the status machines checked on edits (none by default). `None`: the shipped
+    /// defaults, compiled on the first edit of a file they may govern.
+    pub fn set_status(&mut self, status: Option<StatusConfig>) {
+        let globs: Vec<&str> = match &status {
+            None => crate::status::DEFAULT_BINDING_GLOBS.to_vec(),
+            Some(s) if s.enabled => s
+                .machines
+                .iter()
+                .flat_map(|m| m.def.files.iter().flat_map(|b| b.globs.iter()))
+                .map(String::as_str)
+                .collect(),
+            Some(_) => Vec::new(),
+        };
+        self.status_globs = globs
+            .into_iter()
+            .filter_map(|g| {
+                let glob = super::Glob::new(g, false).ok()?;
+                Some((literal_suffix(g).to_string(), glob))
+            })
+            .collect();
+        self.status = std::cell::OnceCell::new();
+        if let Some(s) = status {
+            let _ = self.status.set(s);
+        }
+    }
+
+    /// The status machines in force (the defaults are compiled here on first use).
+    pub(super) fn status(&self) -> &StatusConfig {
+        self.status.get_or_init(StatusConfig::default)
+    }
+
+    /// The machine governing the project-relative path `rel`, if any.
+    pub(super) fn status_machine(&self, rel: &str) -> Option<usize> {
+        if !self
+            .status_globs
+            .iter()
+            .any(|(suffix, g)| rel.ends_with(suffix.as_str()) && g.matches(rel, false))
+        {
+            return None;
+        }
+        let status = self.status();
+        let (m, _) = status.resolve(rel)?;
+        status.machines.iter().position(|x| x.name == m.name)
     }
 
     /// The policy in force.
@@ -339,12 +394,15 @@ impl Engine {
             let Location::Inside(rel) = &ctx.loc else {
                 continue;
             };
-            let protected = self.append_only_for(agent, rel).is_some()
+            let status = self.status_machine(rel).is_some();
+            let protected = status
+                || self.append_only_for(agent, rel).is_some()
                 || self.sacred_for(rel, false).is_some_and(|si| {
                     let s = &self.policy.sacred[si];
                     s.tickers.contains(&agent) && !s.authors.contains(&agent)
                 });
-            if !protected || !op.change.needs_old() {
+            let deleted = status && op.kind == OpKind::Delete && !ctx.below;
+            if !protected || !(op.change.needs_old() || deleted) {
                 continue;
             }
             if let Some(a) = &ctx.abs {
@@ -883,6 +941,20 @@ impl Engine {
             })
     }
 
+    /// The file's current content: `None` when the shim did not send it, `Some(None)` when
+    /// the file does not exist.
+    pub(super) fn content_opt<'r>(
+        &self,
+        req: &'r Request,
+        abs: Option<&str>,
+        given: &str,
+    ) -> Option<Option<&'r str>> {
+        let v = abs
+            .and_then(|a| req.contents.get(a))
+            .or_else(|| req.contents.get(given))?;
+        Some(v.as_deref())
+    }
+
     pub(super) fn content<'r>(
         &self,
         req: &'r Request,
@@ -893,6 +965,15 @@ impl Engine {
             .and_then(|a| req.contents.get(a))
             .or_else(|| req.contents.get(given))?;
         Some(v.as_deref().unwrap_or(""))
+    }
+}
+
+/// The literal text a glob's matches must end with (`/status.md` for
+/// `a/*/status.md`; empty when it ends in a wildcard or alternatives).
+fn literal_suffix(glob: &str) -> &str {
+    match glob.rfind(['*', '?', ']', '}']) {
+        Some(i) => &glob[i + 1..],
+        None => glob,
     }
 }
 

@@ -89,7 +89,8 @@ pub use policy::{
     git_op_name, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec, PRESETS,
 };
 pub use tools::{
-    classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, READ_TOOLS,
+    classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, NSO_TOOLS,
+    READ_TOOLS,
 };
 
 /// The JSON Schema (draft 2020-12) of the policy keys of `.opencode/nso.json`.

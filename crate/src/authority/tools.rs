@@ -130,6 +130,19 @@ pub const READ_TOOLS: &[&str] = &[
     "invalid",
 ];
 
+/// NSO's own tools. Each checks its writes itself, through this engine (authority and
+/// status machines) before writing, so the call as such passes like a read.
+pub const NSO_TOOLS: &[&str] = &[
+    "nso_contract",
+    "nso_report_status",
+    "nso_report_result",
+    "nso_report_questions",
+    "nso_status_set",
+    "nso_task_new",
+    "nso_task_archive",
+    "nso_route",
+];
+
 /// Argument names treated as paths in unknown tools (compared lowercase, `_` ignored).
 const PATH_KEYS: &[&str] = &[
     "filepath",
@@ -301,6 +314,11 @@ pub fn classify_with<'a>(
         "bash" => Classification {
             kind: ToolKind::Shell,
             ops: bash_ops(str_arg(args, "command").unwrap_or("")),
+            unclassified: false,
+        },
+        _ if NSO_TOOLS.contains(&t) => Classification {
+            kind: ToolKind::Read,
+            ops: Vec::new(),
             unclassified: false,
         },
         _ if READ_TOOLS.contains(&t) => {

@@ -28,6 +28,20 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+/// Every `globs` entry of the shipped machines' file bindings (a test keeps this list equal
+/// to the definitions), so an engine can tell whether a path may be governed without
+/// compiling the machines.
+pub const DEFAULT_BINDING_GLOBS: [&str; 8] = [
+    ".opencode/context/active_tasks/*/status.md",
+    ".opencode/context/active_tasks/*/result.md",
+    "docs/kord/**/stories/*.md",
+    ".opencode/specs/TODO.md",
+    "specs/TODO.md",
+    "TODO.md",
+    "{.opencode/specs,specs}/state.json",
+    "{.opencode/specs,specs}/*/state.json",
+];
+
 /// Names of the shipped machines, in precedence order.
 pub const DEFAULT_MACHINE_NAMES: [&str; 3] = ["nso-task", "kord-story", "proofchecker"];
 

@@ -104,7 +104,9 @@ pub mod transition;
 
 pub use check::{check_consistency, Disagreement};
 pub use defaults::DEFAULT_MACHINES_JSON;
-pub use machine::{parse_nso_json, parse_status_section, StatusConfig, StatusConfigError};
+pub use machine::{
+    parse_nso_json, parse_status_section, StatusConfig, StatusConfigError, DEFAULT_BINDING_GLOBS,
+};
 pub use sync::{
     plan_archive, plan_new_task, plan_status_sync, verify_sync, SyncError, SyncInputs, SyncPlan,
 };

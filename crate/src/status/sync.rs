@@ -473,6 +473,7 @@ fn json_task_edits(
     status_changes: bool,
     touched: bool,
     now: &str,
+    started: &str,
     artifacts: &[String],
     status_key: &str,
 ) -> Vec<TextEdit> {
@@ -521,7 +522,7 @@ fn json_task_edits(
     };
     set("updated_at", quote(now), false, &mut edits);
     if status_changes && !m.initial_states().contains(&target) {
-        set("started_at", quote(now), true, &mut edits);
+        set("started_at", quote(started), true, &mut edits);
     }
     if status_changes {
         if let Some(stamp) = m.state(target).and_then(|s| s.stamp.clone()) {
@@ -838,7 +839,12 @@ pub fn plan_status_sync(inputs: &SyncInputs, config: &StatusConfig) -> Result<Sy
         }
     }
 
-    // state.json edits
+    // state.json edits; a start date TODO.md already records is kept in state.json too.
+    let todo_started = entry
+        .field(&["started"])
+        .map(|f| todo_text[f.value_start..f.value_end].trim())
+        .filter(|v| !v.is_empty() && !v.eq_ignore_ascii_case("tbd"));
+    let started = todo_started.unwrap_or(now);
     let status_key = status_key_of(&c.state_ex);
     let se = json_task_edits(
         &inputs.state_json,
@@ -849,6 +855,7 @@ pub fn plan_status_sync(inputs: &SyncInputs, config: &StatusConfig) -> Result<Sy
         sstate != target,
         changes || linked_after > linked_before,
         now,
+        started,
         &inputs.artifacts,
         &status_key,
     );
@@ -889,6 +896,7 @@ pub fn plan_status_sync(inputs: &SyncInputs, config: &StatusConfig) -> Result<Sy
             pstate != Some(target),
             changes,
             now,
+            started,
             &inputs.artifacts,
             "status",
         );

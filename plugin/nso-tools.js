@@ -1,0 +1,393 @@
+// NSO's custom tools for agents: task contracts and reports, language routing, and atomic
+// status moves. Arguments are plain JSON Schema (OpenCode 1.18 accepts it without zod, so
+// loading the plugin does not pay for zod); OpenCode does not validate them, so every tool
+// checks its own arguments. Each tool's writes go through the same engine as the agents'
+// own tool calls (authority and status machines) before anything is written.
+import fs from "node:fs";
+import path from "node:path";
+import crypto from "node:crypto";
+
+export const TASKS_DIR = ".opencode/context/active_tasks";
+export const TEMPLATES_DIR = ".opencode/nso/templates";
+const TASK_FILES = ["contract", "status", "result", "questions"];
+
+/** A refusal the agent reads as the tool's result. */
+class ToolRefusal extends Error {}
+
+const str = (description) => ({ type: "string", description });
+const list = (description) => ({ type: "array", items: { type: "string" }, description });
+
+function text(args, key, { required = false, max = 20_000 } = {}) {
+  const v = args?.[key];
+  if (v === undefined || v === null) {
+    if (required) throw new ToolRefusal(`argument \`${key}\` is required.`);
+    return "";
+  }
+  if (typeof v !== "string") throw new ToolRefusal(`argument \`${key}\` must be a string, not ${typeof v}.`);
+  if (required && !v.trim()) throw new ToolRefusal(`argument \`${key}\` must not be empty.`);
+  if (v.length > max) throw new ToolRefusal(`argument \`${key}\` is longer than ${max} characters.`);
+  return v.trim();
+}
+
+function strings(args, key, { max = 200 } = {}) {
+  const v = args?.[key];
+  if (v === undefined || v === null || v === "") return [];
+  const items = typeof v === "string" ? [v] : v;
+  if (!Array.isArray(items) || items.some((s) => typeof s !== "string")) {
+    throw new ToolRefusal(`argument \`${key}\` must be a list of strings.`);
+  }
+  if (items.length > max) throw new ToolRefusal(`argument \`${key}\` has more than ${max} items.`);
+  return items.map((s) => s.trim()).filter(Boolean);
+}
+
+/** `2026-11-22T10:20:30Z` (no milliseconds), and `20261122`. */
+export function clock(now = new Date()) {
+  const iso = now.toISOString().replace(/\.\d{3}Z$/, "Z");
+  return { iso, ymd: iso.slice(0, 10).replaceAll("-", "") };
+}
+
+function randomPart() {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from(crypto.randomBytes(6), (b) => alphabet[b % 36]).join("");
+}
+
+/**
+ * The project's template for a task file (`.opencode/nso/templates/<kind>.md`), or undefined
+ * for the shipped one.
+ */
+export function projectTemplate(root, kind) {
+  const file = path.join(root, TEMPLATES_DIR, `${kind}.md`);
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (error.code === "ENOENT") return undefined;
+    throw new ToolRefusal(`cannot read the template ${TEMPLATES_DIR}/${kind}.md: ${error.message}.`);
+  }
+}
+
+/**
+ * Renders a task file and parses it back, so a file NSO writes is always one its checks can
+ * read (a broken project template is named, with the fix).
+ */
+export function renderChecked(wf, root, kind, data) {
+  const template = projectTemplate(root, kind);
+  const where = template === undefined ? `the shipped ${kind}.md template` : `${TEMPLATES_DIR}/${kind}.md`;
+  let rendered;
+  try {
+    rendered = wf.renderTaskFile(kind, JSON.stringify(data), template);
+  } catch (error) {
+    throw new ToolRefusal(`${where} cannot be rendered: ${error.message} Fix the template (variables are {{name}}; see the README).`);
+  }
+  try {
+    wf.parseTaskFile(kind, rendered);
+  } catch (error) {
+    throw new ToolRefusal(`${where} renders a ${kind}.md that NSO cannot parse back (${error.message}). Fix the template so it keeps the shipped structure.`);
+  }
+  return rendered;
+}
+
+function taskFolder(wf, root, taskId) {
+  try {
+    wf.validateTaskId(taskId);
+  } catch (error) {
+    throw new ToolRefusal(`\`${taskId}\` is not a task id: ${error.message}`);
+  }
+  const rel = `${TASKS_DIR}/${taskId}`;
+  if (!fs.existsSync(path.join(root, rel, "contract.md"))) {
+    throw new ToolRefusal(`there is no contract for task ${taskId} (${rel}/contract.md is missing). Use the task id your caller gave you, or ask it to create the contract with nso_contract.`);
+  }
+  return rel;
+}
+
+/** Whether each path exists inside the project and is non-empty (phantom deliverables). */
+function missingDeliverables(root, paths) {
+  const problems = [];
+  for (const p of paths) {
+    const abs = path.resolve(root, p);
+    const rel = path.relative(root, abs);
+    if (rel.startsWith("..") || path.isAbsolute(rel)) {
+      problems.push(`${p} is outside the project`);
+      continue;
+    }
+    const stat = fs.statSync(abs, { throwIfNoEntry: false });
+    if (!stat) problems.push(`${p} does not exist`);
+    else if (stat.isFile() && stat.size === 0) problems.push(`${p} is empty`);
+  }
+  return problems;
+}
+
+/**
+ * The tools, for an NSO instance `nso` (see createNso): `nso.root`, `nso.workflowCore()`,
+ * `nso.authorizeWrite(sessionID, agent, relPath, content)` → refusal text or null,
+ * `nso.log(line)`, `nso.configText()`, and `nso.statusSync(options)`.
+ */
+export function nsoTools(nso) {
+  const { root } = nso;
+
+  /** Checks every write with the engine, then writes them (creating folders). */
+  function writeAll(ctx, files) {
+    for (const [rel, content] of files) {
+      const refusal = nso.authorizeWrite(ctx.sessionID, ctx.agent, rel, content);
+      if (refusal) throw new ToolRefusal(refusal);
+    }
+    for (const [rel, content] of files) {
+      const abs = path.join(root, rel);
+      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      const tmp = `${abs}.nso-tmp-${process.pid}`;
+      fs.writeFileSync(tmp, content);
+      fs.renameSync(tmp, abs);
+    }
+  }
+
+  /** Runs a tool body; a refusal or an unexpected error becomes the text the agent reads. */
+  const run = (name, body) => async (args, ctx = {}) => {
+    try {
+      return await body(args ?? {}, ctx);
+    } catch (error) {
+      const refused = error instanceof ToolRefusal || error.name === "NSOBlock";
+      if (!refused) nso.log(`${new Date().toISOString()} ${name} failed: ${error.stack ?? error.message}`);
+      const why = refused || error.code ? error.message : `unexpected error: ${error.message}`;
+      return `NSO ${name} refused for @${ctx.agent ?? "?"}: ${why} Nothing was written.`;
+    }
+  };
+
+  return {
+    nso_contract: {
+      description: "Create the contract for a delegation before calling the task tool: writes contract.md and status.md (PENDING) in .opencode/context/active_tasks/<task_id>/ and returns the task id. Cite the task id and the contract path in the task prompt; the subagent reports with nso_report_status / nso_report_result / nso_report_questions, and NSO checks its result after the task returns.",
+      args: {
+        agent: str("the subagent the task is delegated to (e.g. general, builder)"),
+        workflow: str("the workflow: build, debug, review, plan, research, …"),
+        title: str("a short title of the task (becomes part of the task id)"),
+        objective: str("what the subagent must achieve, in a few sentences"),
+        success_criteria: list("checkable criteria the result must meet"),
+        context_files: list("project files the subagent must read first (may be empty)"),
+      },
+      execute: run("nso_contract", async (args, ctx) => {
+        const wf = nso.workflowCore();
+        const agent = text(args, "agent", { required: true, max: 100 }).replace(/^@/, "");
+        const workflow = text(args, "workflow", { required: true, max: 40 });
+        const title = text(args, "title", { required: true, max: 200 });
+        const objective = text(args, "objective", { required: true });
+        const criteria = strings(args, "success_criteria");
+        if (!criteria.length) throw new ToolRefusal("give at least one success criterion, so the result can be checked.");
+        const contextFiles = strings(args, "context_files");
+        const { iso, ymd } = clock();
+        let taskId;
+        try {
+          for (let i = 0; i < 5 && (!taskId || fs.existsSync(path.join(root, TASKS_DIR, taskId))); i++) {
+            taskId = wf.newTaskId(workflow, ymd, title, randomPart());
+          }
+        } catch (error) {
+          throw new ToolRefusal(error.message);
+        }
+        const dir = `${TASKS_DIR}/${taskId}`;
+        const contract = renderChecked(wf, root, "contract", {
+          task_id: taskId, agent, workflow, phase: null, created: iso, delegated_by: ctx.agent ?? null,
+          objective, requirements_reference: "", success_criteria: criteria.map((c) => ({ text: c, checked: false })),
+          context_files: contextFiles, extra_fields: [], extra_sections: [],
+        });
+        const status = renderChecked(wf, root, "status", {
+          task_id: taskId, status: "PENDING", last_update: iso, progress: null, current_step: "Not started",
+          completed_steps: [], remaining: criteria.map((c) => ({ text: c, checked: false })), artifacts: [],
+          extra_fields: [], extra_sections: [],
+        });
+        writeAll(ctx, [[`${dir}/contract.md`, contract], [`${dir}/status.md`, status]]);
+        nso.log(`${iso} nso_contract @${ctx.agent ?? "?"} ${taskId} for @${agent}`);
+        return [
+          `Created task ${taskId} for @${agent}: ${dir}/contract.md and ${dir}/status.md (PENDING).`,
+          `Start the task prompt with: "Task ${taskId}. Read ${dir}/contract.md first; report with nso_report_status, nso_report_result or nso_report_questions (task_id ${taskId})."`,
+        ].join("\n");
+      }),
+    },
+
+    nso_report_status: {
+      description: "As the subagent working on a task, update its status.md: the status (PENDING, IN_PROGRESS, BLOCKED, COMPLETE, FAILED), the current step, steps done and remaining, and artifacts. NSO refuses a status move its state machine does not allow and says which moves are legal.",
+      args: {
+        task_id: str("the task id from your prompt (workflow_yyyymmdd_slug_xxxxxx)"),
+        status: { type: "string", enum: ["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"], description: "the new status" },
+        current_step: str("what you are doing now"),
+        completed: list("steps done so far"),
+        remaining: list("steps still to do"),
+        artifacts: list("project files created or changed so far"),
+      },
+      execute: run("nso_report_status", async (args, ctx) => {
+        const wf = nso.workflowCore();
+        const taskId = text(args, "task_id", { required: true, max: 120 });
+        const dir = taskFolder(wf, root, taskId);
+        const status = text(args, "status", { required: true, max: 20 }).toUpperCase();
+        if (!["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"].includes(status)) {
+          throw new ToolRefusal(`status must be one of PENDING, IN_PROGRESS, BLOCKED, COMPLETE, FAILED (got ${JSON.stringify(status)}).`);
+        }
+        const { iso } = clock();
+        const rendered = renderChecked(wf, root, "status", {
+          task_id: taskId, status, last_update: iso, progress: null, current_step: text(args, "current_step") || null,
+          completed_steps: strings(args, "completed").map((s) => ({ text: s, checked: true })),
+          remaining: strings(args, "remaining").map((s) => ({ text: s, checked: false })),
+          artifacts: strings(args, "artifacts"), extra_fields: [], extra_sections: [],
+        });
+        writeAll(ctx, [[`${dir}/status.md`, rendered]]);
+        return `Updated ${dir}/status.md: ${status}.`;
+      }),
+    },
+
+    nso_report_result: {
+      description: "As the subagent, finish a task: writes result.md with COMPLETE or FAILED, the deliverables (project files you produced; each must exist and be non-empty) and notes. Refused if a deliverable is missing or empty.",
+      args: {
+        task_id: str("the task id from your prompt"),
+        status: { type: "string", enum: ["COMPLETE", "FAILED"], description: "COMPLETE when every success criterion is met, else FAILED" },
+        deliverables: list("paths of the files you produced, relative to the project"),
+        notes: str("a short summary: what was done, what was checked, what is left"),
+      },
+      execute: run("nso_report_result", async (args, ctx) => {
+        const wf = nso.workflowCore();
+        const taskId = text(args, "task_id", { required: true, max: 120 });
+        const dir = taskFolder(wf, root, taskId);
+        const status = text(args, "status", { required: true, max: 20 }).toUpperCase();
+        if (!["COMPLETE", "FAILED"].includes(status)) {
+          throw new ToolRefusal(`status must be COMPLETE or FAILED (got ${JSON.stringify(status)}).`);
+        }
+        const deliverables = strings(args, "deliverables");
+        if (status === "COMPLETE" && !deliverables.length) {
+          throw new ToolRefusal("a COMPLETE result lists at least one deliverable (the files you produced).");
+        }
+        const problems = missingDeliverables(root, deliverables);
+        if (problems.length) {
+          throw new ToolRefusal(`the deliverables are not all there: ${problems.join("; ")}. Create them first, or report FAILED and say why in the notes.`);
+        }
+        const { iso } = clock();
+        const rendered = renderChecked(wf, root, "result", {
+          task_id: taskId, status, completed: iso, duration: null,
+          deliverables: deliverables.map((p) => ({ path: p, note: "" })), validation: [],
+          notes: text(args, "notes"), extra_fields: [], extra_sections: [],
+        });
+        writeAll(ctx, [[`${dir}/result.md`, rendered]]);
+        return `Wrote ${dir}/result.md: ${status}, ${deliverables.length} deliverable(s).`;
+      }),
+    },
+
+    nso_report_questions: {
+      description: "As the subagent, when the contract is unclear: write questions.md and stop working. Your caller gets the questions, asks the user, and delegates again with the answers.",
+      args: {
+        task_id: str("the task id from your prompt"),
+        questions: list("the questions, each answerable on its own"),
+        understood: str("what you understood of the task"),
+        unclear: str("what is unclear and why it blocks you"),
+      },
+      execute: run("nso_report_questions", async (args, ctx) => {
+        const wf = nso.workflowCore();
+        const taskId = text(args, "task_id", { required: true, max: 120 });
+        const dir = taskFolder(wf, root, taskId);
+        const questions = strings(args, "questions");
+        if (!questions.length) throw new ToolRefusal("give at least one question.");
+        const rendered = renderChecked(wf, root, "questions", {
+          task_id: taskId, agent: ctx.agent ?? null, questions, understood: text(args, "understood"),
+          unclear: text(args, "unclear"), extra_fields: [], extra_sections: [],
+        });
+        writeAll(ctx, [[`${dir}/questions.md`, rendered]]);
+        return `Wrote ${dir}/questions.md (${questions.length} question(s)). Stop here and return; your caller will answer.`;
+      }),
+    },
+
+    nso_route: {
+      description: "Which agent a language-routed command (e.g. /research, /implement) goes to for a task: the command's routing table (frontmatter of .opencode/command/*.md) and the task's language (state.json, else TODO.md, else general).",
+      args: {
+        command: str("the command, e.g. /research"),
+        task: str("the task number, e.g. 258"),
+      },
+      execute: run("nso_route", async (args) => {
+        const command = text(args, "command", { required: true, max: 100 });
+        const task = text(args, "task", { required: true, max: 20 });
+        const r = languageRoute(nso.workflowCore(), root, command, task);
+        const lang = `language ${r.language.language} (from ${r.language.source})`;
+        return r.route.agent
+          ? `${command} for task ${task}: @${r.route.agent} — ${lang}; ${r.route.reason}`
+          : `${command} for task ${task}: no agent — ${lang}; ${r.route.reason}`;
+      }),
+    },
+
+    nso_status_set: {
+      description: "Move a task to a new status in TODO.md and state.json together (and the task's own state.json), atomically: both files change or neither. Checks the move against the status machine and your role, stamps dates, links artifacts. Use this instead of editing TODO.md or state.json.",
+      args: {
+        task: { type: "integer", description: "the task number" },
+        status: str("the new status, e.g. RESEARCHED"),
+        artifacts: list("artifact paths to link (reports, plans, summaries); may be empty"),
+      },
+      execute: run("nso_status_set", async (args, ctx) => {
+        const task = Number(args.task);
+        if (!Number.isInteger(task) || task < 0) throw new ToolRefusal("`task` must be a task number.");
+        const result = await nso.statusSync(ctx, { op: "set", taskNumber: task, newStatus: text(args, "status", { required: true, max: 40 }), artifacts: strings(args, "artifacts") });
+        return `${result.summary} (${result.files.join(", ")})`;
+      }),
+    },
+
+    nso_task_new: {
+      description: "Create a task in TODO.md and state.json together: allocates the next project number, starts it in the initial status.",
+      args: {
+        title: str("one-line title"),
+        description: str("what the task is about"),
+        priority: { type: "string", enum: ["High", "Medium", "Low"], description: "priority" },
+        language: str("lean, markdown, python, general, …"),
+      },
+      execute: run("nso_task_new", async (args, ctx) => {
+        const result = await nso.statusSync(ctx, {
+          op: "new", title: text(args, "title", { required: true, max: 200 }), description: text(args, "description"),
+          priority: text(args, "priority", { max: 20 }) || undefined, language: text(args, "language", { max: 40 }) || undefined,
+        });
+        return `${result.summary} (${result.files.join(", ")})`;
+      }),
+    },
+
+    nso_task_archive: {
+      description: "Archive completed and abandoned tasks: moves them from TODO.md and state.json to the archive, atomically.",
+      args: {},
+      execute: run("nso_task_archive", async (args, ctx) => {
+        const result = await nso.statusSync(ctx, { op: "archive" });
+        return `${result.summary} (${result.files.join(", ") || "no files changed"})`;
+      }),
+    },
+  };
+}
+
+/** The project folder of task N (`.opencode/specs/NNN_name/`), if there is one. */
+export function projectFolder(specs, task) {
+  const n = String(task).match(/\d+/)?.[0];
+  if (!n || !fs.existsSync(specs)) return undefined;
+  const entry = fs.readdirSync(specs, { withFileTypes: true })
+    .find((d) => d.isDirectory() && Number(d.name.match(/^(\d+)_/)?.[1] ?? NaN) === Number(n));
+  return entry ? path.join(specs, entry.name) : undefined;
+}
+
+function readIf(file) {
+  return file && fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
+}
+
+/**
+ * Language routing for a command and a task: `{language, route}` from the routing tables in
+ * the frontmatter of `.opencode/command/*.md` and the task's language. `state`/`todo`
+ * override the files read.
+ */
+export function languageRoute(wf, root, command, task, { state, todo } = {}) {
+  const tables = [];
+  for (const folder of [".opencode/command", ".opencode/commands"]) {
+    const dir = path.join(root, folder);
+    if (!fs.existsSync(dir)) continue;
+    for (const name of fs.readdirSync(dir).filter((n) => n.endsWith(".md")).sort()) {
+      try {
+        const table = wf.commandRouting(name, fs.readFileSync(path.join(dir, name), "utf8"));
+        if (table) tables.push(JSON.parse(table));
+      } catch (error) {
+        throw new ToolRefusal(`${folder}/${name}: ${error.message}`);
+      }
+    }
+  }
+  const specs = path.join(root, ".opencode/specs");
+  const folder = projectFolder(specs, task);
+  const stateFile = state ?? [folder && path.join(folder, "state.json"), path.join(specs, "state.json")]
+    .find((f) => f && fs.existsSync(f));
+  const todoFile = todo ?? path.join(specs, "TODO.md");
+  const language = JSON.parse(wf.detectLanguage(readIf(stateFile), readIf(todoFile), String(task)));
+  const route = JSON.parse(wf.routeLanguage(JSON.stringify(tables), command, language.language));
+  return { language, route };
+}
+
+export { TASK_FILES };
