@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use nso::authority::{Request, Verdict};
+use nso::authority::Verdict;
 use serde_json::json;
 
 const NOTE: &str = "docs/kord/notepads/auth/learnings.md";
@@ -11,19 +11,6 @@ const PLAN: &str = "docs/kord/plans/auth.md";
 const OLD_NOTE: &str = "# Learnings\n- token refresh needs a lock\n";
 const OLD_PLAN: &str =
     "# Plan: auth\n\n## Tasks\n- [ ] 1. login form\n- [ ] 2. token refresh\n  - [ ] 2.1 lock\n";
-
-fn with_content(mut r: Request, path: &str, content: Option<&str>) -> Request {
-    r.contents.insert(abs(path), content.map(str::to_string));
-    r
-}
-
-fn edit(agent: &str, path: &str, old: &str, new: &str) -> Request {
-    req(
-        agent,
-        "edit",
-        json!({"filePath": path, "oldString": old, "newString": new}),
-    )
-}
 
 #[test]
 fn append_only_notepads() {

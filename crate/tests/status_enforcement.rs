@@ -17,19 +17,6 @@ fn governed(preset: &str) -> Engine {
     e
 }
 
-fn with_content(mut r: Request, path: &str, content: Option<&str>) -> Request {
-    r.contents.insert(abs(path), content.map(str::to_string));
-    r
-}
-
-fn edit(agent: &str, path: &str, old: &str, new: &str) -> Request {
-    req(
-        agent,
-        "edit",
-        json!({"filePath": path, "oldString": old, "newString": new}),
-    )
-}
-
 fn blocked_message(e: &Engine, r: &Request) -> String {
     let d = e.evaluate(r);
     assert_eq!(d.verdict, Verdict::Block, "expected a block: {d:?}");

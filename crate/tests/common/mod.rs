@@ -89,3 +89,18 @@ pub fn verdict(e: &Engine, r: &Request) -> Verdict {
 pub fn allowed(v: Verdict) -> bool {
     v != Verdict::Block
 }
+
+/// `r` with the current content of `path` (`None`: the file does not exist).
+pub fn with_content(mut r: Request, path: &str, content: Option<&str>) -> Request {
+    r.contents.insert(abs(path), content.map(str::to_string));
+    r
+}
+
+/// An `edit` call replacing `old` with `new` in `path`.
+pub fn edit(agent: &str, path: &str, old: &str, new: &str) -> Request {
+    req(
+        agent,
+        "edit",
+        json!({"filePath": path, "oldString": old, "newString": new}),
+    )
+}
