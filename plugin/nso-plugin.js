@@ -703,6 +703,15 @@ export function createNso({ directory, worktree, client } = {}) {
   };
 }
 
+/** NSO's tools minus those `tools` in .opencode/nso.json leaves out (read at plugin load). */
+function offeredTools(nso) {
+  const settings = nso.state.config?.tools ?? { enabled: true, exclude: [] };
+  if (!settings.enabled) return {};
+  const all = nsoTools(nso);
+  for (const name of settings.exclude) delete all[name];
+  return all;
+}
+
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
   const nso = createNso({ directory: input.directory, worktree: input.worktree, client: input.client });
@@ -739,7 +748,7 @@ export const NsoPlugin = async (input = {}) => {
     "experimental.chat.system.transform": async (hookInput, output) => {
       for (const text of nso.systemText(hookInput.sessionID)) output.system.push(text);
     },
-    tool: nsoTools(nso),
+    tool: offeredTools(nso),
     "tool.execute.before": (hookInput, output) => nso.beforeTool(hookInput, output),
     "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
   };

@@ -59,6 +59,25 @@ impl Default for HooksConfig {
     }
 }
 
+/// NSO's own tools offered to agents (`nso_contract`, `nso_status_set`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolsConfig {
+    /// Whether the tools are offered at all.
+    pub enabled: bool,
+    /// Tools left out (names from [`crate::authority::NSO_TOOLS`]).
+    pub exclude: Vec<String>,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        ToolsConfig {
+            enabled: true,
+            exclude: Vec::new(),
+        }
+    }
+}
+
 /// Settings for delegations (`task` calls).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -90,6 +109,8 @@ pub struct Config {
     pub log_dir: String,
     /// Delegation limits.
     pub delegation: DelegationConfig,
+    /// NSO's tools for agents.
+    pub tools: ToolsConfig,
     /// The intent router's configuration (keywords, weights, thresholds, handlers).
     #[serde(skip)]
     pub routing: crate::router::RoutingConfig,
@@ -109,6 +130,7 @@ impl Default for Config {
             hooks: HooksConfig::default(),
             log_dir: ".opencode/logs".to_string(),
             delegation: DelegationConfig::default(),
+            tools: ToolsConfig::default(),
             routing: crate::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
             status: None,
@@ -144,7 +166,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const TOP_KEYS: [&str; 8] = [
+const TOP_KEYS: [&str; 9] = [
     "$schema",
     "memory",
     "hooks",
@@ -153,7 +175,9 @@ const TOP_KEYS: [&str; 8] = [
     "routing",
     "delegation",
     "status",
+    "tools",
 ];
+const TOOLS_KEYS: [&str; 2] = ["enabled", "exclude"];
 const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
 const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
@@ -200,6 +224,38 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
         }
         if let Some(v) = h.get("timeoutMs") {
             config.hooks.timeout_ms = ctx.positive(v, "hooks.timeoutMs", 600_000)?;
+        }
+    }
+    if let Some(v) = top.get("tools") {
+        let t = ctx.object(v, "tools")?;
+        ctx.known_keys(t, "tools", &TOOLS_KEYS)?;
+        if let Some(v) = t.get("enabled") {
+            config.tools.enabled = ctx.boolean(v, "tools.enabled")?;
+        }
+        if let Some(v) = t.get("exclude") {
+            let items = v
+                .as_array()
+                .ok_or_else(|| ctx.type_error("tools.exclude", "a list of tool names", v))?;
+            for (i, item) in items.iter().enumerate() {
+                let p = format!("tools.exclude[{i}]");
+                let name = ctx.string(item, &p)?;
+                if !crate::authority::NSO_TOOLS.contains(&name) {
+                    let known = crate::authority::NSO_TOOLS;
+                    let hint = match closest(name, known) {
+                        Some(k) => {
+                            format!("did you mean `{k}`? NSO's tools: {}.", known.join(", "))
+                        }
+                        None => format!("name one of NSO's tools: {}.", known.join(", ")),
+                    };
+                    return Err(ctx.error(
+                        "config_value",
+                        &p,
+                        format!("`{name}` is not one of NSO's tools."),
+                        hint,
+                    ));
+                }
+                config.tools.exclude.push(name.to_string());
+            }
         }
     }
     if let Some(v) = top.get("logDir") {
@@ -458,6 +514,21 @@ mod tests {
             ("config_type", "memory.files[1]")
         );
         assert!(e.problem.contains("expected a string, found the number 3"));
+        let c = parse(FILE, Some(r#"{"tools":{"exclude":["nso_task_archive"]}}"#)).unwrap();
+        assert_eq!(
+            (c.tools.enabled, c.tools.exclude.as_slice()),
+            (true, ["nso_task_archive".to_string()].as_slice())
+        );
+        let e = parse(FILE, Some(r#"{"tools":{"exclude":["nso_task_archiv"]}}"#)).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            ("config_value", "tools.exclude[0]")
+        );
+        assert!(
+            e.fix.contains("did you mean `nso_task_archive`?"),
+            "{}",
+            e.fix
+        );
         let e = parse(FILE, Some(r#"{"hooks":{"timeoutMs":"5s"}}"#)).unwrap_err();
         assert_eq!(e.path, "hooks.timeoutMs");
         let e = parse(FILE, Some(r#"{"hooks":{"timeoutMs":0}}"#)).unwrap_err();
@@ -538,6 +609,11 @@ mod schema_tests {
         let hooks = &schema["properties"]["hooks"];
         assert_eq!(keys(memory), sorted(&MEMORY_KEYS));
         assert_eq!(keys(hooks), sorted(&HOOKS_KEYS));
+        assert_eq!(keys(&schema["properties"]["tools"]), sorted(&TOOLS_KEYS));
+        assert_eq!(
+            schema["properties"]["tools"]["properties"]["exclude"]["items"]["enum"],
+            serde_json::json!(crate::authority::NSO_TOOLS)
+        );
         assert_eq!(
             keys(&schema["properties"]["delegation"]),
             sorted(&DELEGATION_KEYS)

@@ -127,3 +127,11 @@ test("nso_route names the agent for a command and a task", async () => {
   assert.match(await call("nso_route", { command: "/research", task: "258" }), /@lean-research-agent — language lean \(from state_json\)/);
   assert.match(await call("nso_route", { command: "/research", task: "9" }), /@researcher — language general/);
 });
+
+test("`tools` in .opencode/nso.json leaves tools out, or all of them", async () => {
+  const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { exclude: ["nso_task_archive", "nso_task_new"] } }) });
+  assert.equal(Object.keys(some.hooks.tool).length, 6);
+  assert.equal(some.hooks.tool.nso_task_new, undefined);
+  const none = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { enabled: false } }) });
+  assert.deepEqual(none.hooks.tool, {});
+});

@@ -1,8 +1,9 @@
 //! Planning of atomic status updates across TODO.md, state.json and a project's state.json
 //! (ProofChecker's status-sync-manager, phase 1 "prepare"): read and validate everything,
-//! compute every new text, or fail without computing any. The shim then writes all texts
-//! to temp files, renames them in the order given, re-reads them and calls
-//! [`verify_sync`]; on a mismatch it restores the old texts.
+//! compute every new text, or fail without computing any. The shim (`plugin/status-sync.js`)
+//! then commits them: temp files, a journal as the commit point, renames in the order given,
+//! then a re-read compared with the plan (as [`verify_sync`] does). A mismatch after the
+//! commit is reported, not undone: it means another writer changed the file meanwhile.
 //!
 //! * [`plan_status_sync`]: a task's new status, its timestamps and artifact links.
 //! * [`plan_new_task`]: a new task numbered `next_project_number` (which is incremented).
