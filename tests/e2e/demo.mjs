@@ -60,7 +60,29 @@ console.log(indent(refusal ?? "(no refusal!)"));
 console.log(`   src/feature.ts written: ${fs.existsSync(path.join(kordDir, "src/feature.ts"))}`);
 const ok2 = run2.code === 0 && refusal && !fs.existsSync(path.join(kordDir, "src/feature.ts"));
 
-console.log(ok && ok2
-  ? "\nDemo OK: NSO loaded, initialised the session, refused the write outside the project and @plan's bash write into src/."
+// Third run: a task's status.md is governed by the nso-task state machine. @build jumps from
+// PENDING straight to COMPLETE with edit (refused), then reports progress with NSO's tool.
+const id = "build_20261122_login_ab12cd";
+const statusFile = `.opencode/context/active_tasks/${id}/status.md`;
+const mock3 = await startMockModel(sequence([
+  { toolCalls: [{ name: "edit", args: { filePath: statusFile, oldString: "- Status: PENDING", newString: "- Status: COMPLETE" } }] },
+  { toolCalls: [{ name: "nso_report_status", args: { task_id: id, status: "IN_PROGRESS", current_step: "writing the login handler",
+    completed: ["read the contract"], remaining: ["write the handler", "test it"], artifacts: [] } }] },
+]));
+const taskDir = makeProject({ git: true, files: {
+  [`.opencode/context/active_tasks/${id}/contract.md`]: `# Task Contract: ${id}\n\n- Agent: build\n\n## Objective\nThe login page.\n`,
+  [statusFile]: `# Task Status: ${id}\n\n- Status: PENDING\n`,
+} });
+say("7. Third run: @build edits status.md from PENDING to COMPLETE, then uses nso_report_status");
+const run3 = await runOpencode({ projectDir: taskDir, prompt: "Work on the login task", mock: mock3, plugins: [PLUGIN] });
+await mock3.close();
+const results3 = toolResults(mock3.requests.filter((r) => !r.isTitle).at(-1).body);
+for (const result of results3) console.log(indent(result), "\n");
+const status = fs.readFileSync(path.join(taskDir, statusFile), "utf8");
+console.log(indent(status));
+const ok3 = run3.code === 0 && /legal next states/.test(results3[0] ?? "") && /- Status: IN_PROGRESS/.test(status);
+
+console.log(ok && ok2 && ok3
+  ? "\nDemo OK: NSO loaded, initialised the session, refused the write outside the project and @plan's bash write into src/, and held a task's status to its state machine."
   : "\nDemo FAILED");
-process.exit(ok && ok2 ? 0 : 1);
+process.exit(ok && ok2 && ok3 ? 0 : 1);
