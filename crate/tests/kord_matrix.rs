@@ -320,6 +320,18 @@ fn native_agents_are_never_a_silent_pass() {
         ".opencode/context/active_tasks/t/contract.md",
     ));
     assert!(!allowed(d.verdict));
+    // OpenCode's build agent delegates too: it may create a contract, not rewrite one.
+    let contract = ".opencode/context/active_tasks/build_20260101_x_abc123/contract.md";
+    assert!(allowed(
+        n.evaluate(&op_request("build", "create", contract)).verdict
+    ));
+    assert!(!allowed(
+        n.evaluate(&op_request("build", "write", contract)).verdict
+    ));
+    assert!(!allowed(
+        n.evaluate(&op_request("general", "create", contract))
+            .verdict
+    ));
     for agent in ["plan", "explore", "janitor", "oracle"] {
         assert!(
             !allowed(

@@ -30,8 +30,14 @@ fn an_illegal_jump_is_refused_with_the_legal_next_states() {
     assert_eq!(e.required_content(&r), vec![abs(STATUS)]);
     let m = blocked_message(&e, &with_content(r, STATUS, Some(PENDING)));
     assert!(m.contains("from PENDING to COMPLETE"), "{m}");
-    assert!(m.contains("IN_PROGRESS (by @builder)"), "{m}");
-    assert!(m.contains("BLOCKED (by @builder)"), "{m}");
+    assert!(
+        m.contains("IN_PROGRESS (by @builder, @dev or @dev-junior)"),
+        "{m}"
+    );
+    assert!(
+        m.contains("BLOCKED (by @builder, @dev or @dev-junior)"),
+        "{m}"
+    );
     assert!(m.contains("Rule status.nso-task"), "{m}");
     assert!(m.starts_with("NSO blocked edit for @builder"), "{m}");
 }
@@ -55,7 +61,10 @@ fn a_legal_move_passes_and_a_like_agent_inherits_the_moves() {
         Some(PENDING),
     );
     let m = blocked_message(&e, &r);
-    assert!(m.contains("which only @builder may do"), "{m}");
+    assert!(
+        m.contains("which only @builder, @dev or @dev-junior may do"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -215,4 +224,29 @@ fn the_default_binding_globs_are_the_shipped_machines_globs() {
     from_defs.sort();
     listed.sort();
     assert_eq!(listed, from_defs);
+}
+
+#[test]
+fn under_kord_the_dev_agents_execute_and_kord_retries() {
+    let e = governed("kord");
+    let start = with_content(
+        edit("dev", STATUS, "Status: PENDING", "Status: IN_PROGRESS"),
+        STATUS,
+        Some(PENDING),
+    );
+    assert_ne!(e.evaluate(&start).verdict, Verdict::Block);
+    let failed = PENDING.replace("PENDING", "FAILED");
+    let retry = |agent| {
+        with_content(
+            edit(agent, STATUS, "Status: FAILED", "Status: PENDING"),
+            STATUS,
+            Some(&failed),
+        )
+    };
+    let m = blocked_message(&e, &retry("dev"));
+    assert!(
+        m.contains("(retry), which only @oracle, @build or @kord may do"),
+        "{m}"
+    );
+    assert_ne!(e.evaluate(&retry("kord")).verdict, Verdict::Block);
 }

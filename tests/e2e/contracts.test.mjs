@@ -101,7 +101,7 @@ test("an illegal status move made with edit is refused, naming the legal next st
   const refusal = results.find((r) => r.startsWith("NSO blocked edit for @build"));
   assert.ok(refusal, JSON.stringify(results));
   assert.match(refusal, /moves task from PENDING to COMPLETE, which is not a legal transition/);
-  assert.match(refusal, /From PENDING the legal next states are IN_PROGRESS \(by @builder\) and BLOCKED \(by @builder\)/);
+  assert.match(refusal, /From PENDING the legal next states are IN_PROGRESS \(by @builder, @dev or @dev-junior\) and BLOCKED \(by @builder, @dev or @dev-junior\)/);
   assert.match(fs.readFileSync(path.join(projectDir, file), "utf8"), /- Status: IN_PROGRESS/, "the legal move went through");
 });
 

@@ -15,14 +15,14 @@ pub const DEFAULT_MACHINES_JSON: &str = r##"{
       { "name": "FAILED", "description": "The executor gave up; the delegator may retry." }
     ],
     "transitions": [
-      { "from": "PENDING", "to": "IN_PROGRESS", "agents": ["builder"], "description": "The executor starts after reading its contract." },
-      { "from": "PENDING", "to": "BLOCKED", "agents": ["builder"], "description": "Pre-flight: the contract is unclear, questions.md is written." },
-      { "from": "IN_PROGRESS", "to": "BLOCKED", "agents": ["builder"], "description": "The executor hits a blocker." },
-      { "from": "BLOCKED", "to": "IN_PROGRESS", "agents": ["builder", "oracle"], "description": "Answers arrived; work resumes." },
-      { "from": "IN_PROGRESS", "to": "COMPLETE", "agents": ["builder"], "description": "All success criteria met." },
-      { "from": "IN_PROGRESS", "to": "FAILED", "agents": ["builder"], "description": "The executor cannot finish." },
-      { "from": "BLOCKED", "to": "FAILED", "agents": ["oracle"], "description": "The delegator gives up on a blocked task." },
-      { "from": "FAILED", "to": "PENDING", "agents": ["oracle"], "label": "retry", "description": "The delegator re-delegates the task." }
+      { "from": "PENDING", "to": "IN_PROGRESS", "agents": ["builder", "dev", "dev-junior"], "description": "The executor starts after reading its contract." },
+      { "from": "PENDING", "to": "BLOCKED", "agents": ["builder", "dev", "dev-junior"], "description": "Pre-flight: the contract is unclear, questions.md is written." },
+      { "from": "IN_PROGRESS", "to": "BLOCKED", "agents": ["builder", "dev", "dev-junior"], "description": "The executor hits a blocker." },
+      { "from": "BLOCKED", "to": "IN_PROGRESS", "agents": ["builder", "dev", "dev-junior", "oracle", "build", "kord"], "description": "Answers arrived; work resumes." },
+      { "from": "IN_PROGRESS", "to": "COMPLETE", "agents": ["builder", "dev", "dev-junior"], "description": "All success criteria met." },
+      { "from": "IN_PROGRESS", "to": "FAILED", "agents": ["builder", "dev", "dev-junior"], "description": "The executor cannot finish." },
+      { "from": "BLOCKED", "to": "FAILED", "agents": ["oracle", "build", "kord"], "description": "The delegator gives up on a blocked task." },
+      { "from": "FAILED", "to": "PENDING", "agents": ["oracle", "build", "kord"], "label": "retry", "description": "The delegator re-delegates the task." }
     ],
     "files": [
       { "globs": [".opencode/context/active_tasks/*/status.md"], "extract": { "kind": "markdownField" } },

@@ -18,18 +18,22 @@
 //!
 //! | from → to | who | why |
 //! |---|---|---|
-//! | PENDING → IN_PROGRESS | builder | the executor starts after reading its contract |
-//! | PENDING → BLOCKED | builder | pre-flight: contract unclear, questions.md written |
-//! | IN_PROGRESS → BLOCKED | builder | a blocker during the work |
-//! | BLOCKED → IN_PROGRESS | builder, oracle | answers arrived (re-delegation) |
-//! | IN_PROGRESS → COMPLETE | builder | success criteria met |
-//! | IN_PROGRESS → FAILED | builder | cannot finish |
-//! | BLOCKED → FAILED | oracle | the delegator gives up |
-//! | FAILED → PENDING | oracle | retry (re-delegation) |
+//! | PENDING → IN_PROGRESS | executor | the executor starts after reading its contract |
+//! | PENDING → BLOCKED | executor | pre-flight: contract unclear, questions.md written |
+//! | IN_PROGRESS → BLOCKED | executor | a blocker during the work |
+//! | BLOCKED → IN_PROGRESS | executor, delegator | answers arrived (re-delegation) |
+//! | IN_PROGRESS → COMPLETE | executor | success criteria met |
+//! | IN_PROGRESS → FAILED | executor | cannot finish |
+//! | BLOCKED → FAILED | delegator | the delegator gives up |
+//! | FAILED → PENDING | delegator | retry (re-delegation) |
+//!
+//! Executors: builder (the `nso` preset; `build` and `general` are `like` it), dev and
+//! dev-junior (the `kord` preset). Delegators: oracle, build (OpenCode's native primary
+//! agent orchestrates too) and kord.
 //!
 //! PENDING is initial, COMPLETE terminal. status.md is created in PENDING; result.md is
 //! written once, at the end, so it is created in COMPLETE or FAILED (`createIn`). The
-//! executor moves its own task; only the delegator (oracle) retries or abandons.
+//! executor moves its own task; only the delegator retries or abandons.
 //!
 //! `kord-story` (`docs/kord/**/stories/*.md`): DRAFT → READY (sm, po; title, acceptance
 //! criteria, tasks, executor, quality gate, quality gate ≠ executor) → IN_PROGRESS (build)
