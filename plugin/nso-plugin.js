@@ -7,7 +7,6 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { nsoTools } from "./nso-tools.js";
-import { runStatusSync } from "./status-sync.js";
 
 const require = createRequire(import.meta.url);
 const CORE_PATH = fileURLToPath(new URL("../pkg/nso.js", import.meta.url));
@@ -680,6 +679,7 @@ export function createNso({ directory, worktree, client } = {}) {
   async function statusSync(ctx, options) {
     if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
     const { op, ...args } = options;
+    const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
     const result = await runStatusSync({
       worktree: root, op, args, agent: ctx.agent ?? "",
       authorize: (files) => {

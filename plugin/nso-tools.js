@@ -5,7 +5,6 @@
 // own tool calls (authority and status machines) before anything is written.
 import fs from "node:fs";
 import path from "node:path";
-import crypto from "node:crypto";
 
 export const TASKS_DIR = ".opencode/context/active_tasks";
 export const TEMPLATES_DIR = ".opencode/nso/templates";
@@ -48,7 +47,8 @@ export function clock(now = new Date()) {
 
 function randomPart() {
   const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  return Array.from(crypto.randomBytes(6), (b) => alphabet[b % 36]).join("");
+  // Web Crypto (a global): importing node:crypto costs several milliseconds in Bun.
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(6)), (b) => alphabet[b % 36]).join("");
 }
 
 /**

@@ -5,9 +5,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { loadWorkflowCore, reloadCore, realPathInfo, forgetRealPaths } from "./nso-plugin.js";
+
+// Web Crypto and plain timers instead of node:crypto and node:timers/promises: importing
+// those costs several milliseconds in Bun, and the plugin's start pays for its imports.
+const randomHex = (bytes) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const CONFIG_FILE = ".opencode/nso.json";
 const SPECS_DIR = ".opencode/specs";
@@ -105,7 +108,7 @@ function breakIfStale(file, holder) {
   if (!stat || !holder) return false;
   const dead = holder.host === os.hostname() && Number.isInteger(holder.pid) && !pidAlive(holder.pid);
   if (!dead && Date.now() - stat.mtimeMs < LOCK_STALE_MS) return false;
-  const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const aside = `${file}.stale-${process.pid}-${randomHex(4)}`;
   try {
     fs.renameSync(file, aside);
   } catch {
@@ -131,7 +134,7 @@ async function lock(root) {
   } catch (error) {
     throw syncError("sync_io", path.dirname(LOCK_FILE), `cannot be created (${error.code}); make .opencode writable.`);
   }
-  const token = `${process.pid}-${randomBytes(6).toString("hex")}`;
+  const token = `${process.pid}-${randomHex(6)}`;
   const body = JSON.stringify({ pid: process.pid, host: os.hostname(), time: new Date().toISOString(), token });
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
@@ -207,7 +210,7 @@ function writeDurable(file, text, mode) {
   }
 }
 
-const tempBeside = (abs) => path.join(path.dirname(abs), `.${path.basename(abs)}.nso-tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+const tempBeside = (abs) => path.join(path.dirname(abs), `.${path.basename(abs)}.nso-tmp-${process.pid}-${randomHex(4)}`);
 
 /** Creates `dir` and its missing parents; returns the folders created, deepest first. */
 function makeDirs(dir) {
