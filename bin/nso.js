@@ -93,7 +93,10 @@ function loadNso(worktree) {
   const file = path.join(worktree, ".opencode/nso.json");
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
   try {
-    return new (loadCore().Nso)(".opencode/nso.json", text);
+    const nso = new (loadCore().Nso)(".opencode/nso.json", text);
+    let workflow;
+    nso.setStatusChecker((query) => (workflow ??= new (loadWorkflowCore().Workflow)(".opencode/nso.json", text)).checkStatusEdit(query));
+    return nso;
   } catch (error) {
     fail(`nso: ${error.problem ?? error.message}\nFix: ${error.fix ?? "correct the file."}`);
   }
@@ -239,7 +242,9 @@ function check(opts) {
     console.log(`${file}: not present; NSO uses its defaults (preset nso).`);
     return;
   }
-  const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", fs.readFileSync(file, "utf8")));
+  const text = fs.readFileSync(file, "utf8");
+  const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", text));
+  if (!problems.length) problems.push(...JSON.parse(loadWorkflowCore().checkStatusConfig(".opencode/nso.json", text)));
   for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
   if (problems.length) process.exit(1);
   console.log(`${file}: valid.`);

@@ -54,6 +54,14 @@ export class Nso {
      * missing, truncated}`.
      */
     sessionSummary(files: any): any;
+    /**
+     * Sets the function that checks status changes: it takes a `StatusQuery` as JSON
+     * (`{file, old, new, agents}`) and returns a `StatusAnswer` as JSON (`{allowed,
+     * machine, builtin, detail}`). The shim passes the workflow package's
+     * `Workflow.checkStatusEdit`, so the machines load only when a governed file is edited.
+     * Without it, such edits are refused.
+     */
+    setStatusChecker(checker: Function): void;
 }
 
 /**

@@ -8,6 +8,12 @@ export class Workflow {
     free(): void;
     [Symbol.dispose](): void;
     /**
+     * The verdict of the status machines on one change: `StatusQuery` JSON in
+     * (`{file, old, new, agents}`), `StatusAnswer` JSON out. An invalid `status` section
+     * refuses every change of a governed file, naming the problem and the fix.
+     */
+    checkStatusEdit(query_json: string): string;
+    /**
      * Compiles the routing section of the config text (`undefined`: no config file).
      */
     constructor(config_file: string, config_text?: string | null);
@@ -29,6 +35,12 @@ export function checkDelegation(listing_json: string, facts_json: string, attemp
  * starts `target`: `undefined` when allowed, else the refusal as JSON.
  */
 export function checkDelegationChain(chain_json: string, target: string, max_depth: number): string | undefined;
+
+/**
+ * Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
+ * `{code, path, problem, fix}` (for `nso check` and the plugin's load).
+ */
+export function checkStatusConfig(config_file: string, config_text?: string | null): string;
 
 /**
  * The language routing table in a command file's frontmatter (JSON), if it has one.

@@ -15,6 +15,33 @@ class Workflow {
         wasm.__wbg_workflow_free(ptr, 0);
     }
     /**
+     * The verdict of the status machines on one change: `StatusQuery` JSON in
+     * (`{file, old, new, agents}`), `StatusAnswer` JSON out. An invalid `status` section
+     * refuses every change of a governed file, naming the problem and the fix.
+     * @param {string} query_json
+     * @returns {string}
+     */
+    checkStatusEdit(query_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(query_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.workflow_checkStatusEdit(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
+    }
+    /**
      * Compiles the routing section of the config text (`undefined`: no config file).
      * @param {string} config_file
      * @param {string | null} [config_text]
@@ -160,6 +187,44 @@ function checkDelegationChain(chain_json, target, max_depth) {
     return v4;
 }
 exports.checkDelegationChain = checkDelegationChain;
+
+/**
+ * Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
+ * `{code, path, problem, fix}` (for `nso check` and the plugin's load).
+ * @param {string} config_file
+ * @param {string | null} [config_text]
+ * @returns {string}
+ */
+function checkStatusConfig(config_file, config_text) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(config_file, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = isLikeNone(config_text) ? 0 : passStringToWasm0(config_text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.checkStatusConfig(ptr0, len0, ptr1, len1);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+exports.checkStatusConfig = checkStatusConfig;
 
 /**
  * The language routing table in a command file's frontmatter (JSON), if it has one.

@@ -220,6 +220,18 @@ export function createNso({ directory, worktree, client } = {}) {
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use
       state.failure = null;
+      // Status machines live in the lazily loaded workflow package: checked there, on the
+      // first edit of a file they govern. A project's own `status` section is validated
+      // now, so a mistake in it fails closed at once.
+      state.engine.setStatusChecker((query) => workflow().checkStatusEdit(query));
+      if (state.config.status) {
+        const [problem] = JSON.parse(loadWorkflowCore().checkStatusConfig(CONFIG_FILE, text));
+        if (problem) {
+          state.engine.free?.();
+          state.engine = null;
+          return fail(problem.code, `${CONFIG_FILE}: ${problem.path}: ${problem.problem}`, problem.fix);
+        }
+      }
     } catch (error) {
       if (isTrap(error)) reloadCore();
       fail(error.code ?? "config", error.problem ?? error.message, error.fix ?? `correct ${CONFIG_FILE}.`);

@@ -117,10 +117,11 @@ pub struct Config {
     /// The authority policy section, passed to the authority engine as it is.
     #[serde(skip)]
     pub authority: Value,
-    /// Status machines from the `status` section; `None` (no section): the shipped
-    /// defaults, compiled on first use so a start without a section does not pay for them.
-    #[serde(skip)]
-    pub status: Option<crate::status::StatusConfig>,
+    /// The `status` section as written (`None`: absent, the shipped machines). The
+    /// machines are compiled and fully validated by the workflow package
+    /// ([`crate::status::parse_status_section`]); here only its shape is checked and the
+    /// globs it binds are read ([`Config::status_scope`]).
+    pub status: Option<Value>,
 }
 
 impl Default for Config {
@@ -290,17 +291,58 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
         config.authority = v.clone();
     }
     if let Some(v) = top.get("status") {
-        config.status = Some(
-            crate::status::parse_status_section(file, Some(v)).map_err(|e| ConfigError {
-                code: e.code,
-                file: e.file,
-                path: e.path,
-                problem: e.problem,
-                fix: e.fix,
-            })?,
-        );
+        let st = ctx.object(v, "status")?;
+        if let Some(e) = st.get("enabled") {
+            ctx.boolean(e, "status.enabled")?;
+        }
+        if let Some(m) = st.get("machines") {
+            ctx.object(m, "status.machines")?;
+        }
+        config.status = Some(v.clone());
     }
     Ok(config)
+}
+
+impl Config {
+    /// The globs of every file a status machine may govern (empty: status governance off):
+    /// the shipped machines' unless `status.defaults` is `[]`, plus the project machines'.
+    pub fn status_scope(&self) -> Vec<String> {
+        let Some(section) = &self.status else {
+            return crate::status::DEFAULT_BINDING_GLOBS
+                .iter()
+                .map(|g| g.to_string())
+                .collect();
+        };
+        if section.get("enabled") == Some(&Value::Bool(false)) {
+            return Vec::new();
+        }
+        let mut globs: Vec<String> = Vec::new();
+        let no_defaults = section
+            .get("defaults")
+            .and_then(Value::as_array)
+            .is_some_and(|d| d.is_empty());
+        if !no_defaults {
+            globs.extend(
+                crate::status::DEFAULT_BINDING_GLOBS
+                    .iter()
+                    .map(|g| g.to_string()),
+            );
+        }
+        let machines = section.get("machines").and_then(Value::as_object);
+        for machine in machines.into_iter().flat_map(|m| m.values()) {
+            let files = machine.get("files").and_then(Value::as_array);
+            for file in files.into_iter().flatten() {
+                let list = file.get("globs").and_then(Value::as_array);
+                globs.extend(
+                    list.into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string),
+                );
+            }
+        }
+        globs
+    }
 }
 
 /// serde_json appends " at line L column C", which the path already says.

@@ -84,7 +84,7 @@ impl Nso {
             authority::Policy::from_config_value(&config.authority, config_file, "authority")
                 .map_err(|e| policy_error(config_file, &e))?;
         let mut engine = authority::Engine::new(policy);
-        engine.set_status(config.status.clone());
+        engine.set_status_scope(&config.status_scope());
         Ok(Nso { config, engine })
     }
 
@@ -168,10 +168,56 @@ impl Nso {
         Ok(self.engine.explain(&parse_request(request_json)?))
     }
 
+    /// Sets the function that checks status changes: it takes a `StatusQuery` as JSON
+    /// (`{file, old, new, agents}`) and returns a `StatusAnswer` as JSON (`{allowed,
+    /// machine, builtin, detail}`). The shim passes the workflow package's
+    /// `Workflow.checkStatusEdit`, so the machines load only when a governed file is edited.
+    /// Without it, such edits are refused.
+    #[wasm_bindgen(js_name = setStatusChecker)]
+    pub fn set_status_checker(&mut self, checker: js_sys::Function) {
+        self.engine
+            .set_status_oracle(std::rc::Rc::new(JsStatusChecker(checker)));
+    }
+
     /// Forgets a session's repeat counters.
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&mut self, session_id: &str) {
         self.engine.forget_session(session_id);
+    }
+}
+
+/// A status checker implemented in JS (see [`Nso::set_status_checker`]). Any failure is a
+/// refusal: the status change could not be checked.
+#[derive(Debug)]
+struct JsStatusChecker(js_sys::Function);
+
+impl authority::StatusOracle for JsStatusChecker {
+    fn check(&self, query: &authority::StatusQuery) -> authority::StatusAnswer {
+        let refused = |why: String| {
+            authority::StatusAnswer {
+            allowed: false,
+            machine: None,
+            builtin: true,
+            detail: format!("NSO could not check the status change of {} ({why}), so it refuses it (fail closed)", query.file),
+        }
+        };
+        let Ok(input) = serde_json::to_string(query) else {
+            return refused("the query could not be encoded".to_string());
+        };
+        let reply = match self.0.call1(&JsValue::NULL, &JsValue::from_str(&input)) {
+            Ok(v) => v,
+            Err(e) => {
+                let msg = js_sys::Reflect::get(&e, &"message".into())
+                    .ok()
+                    .and_then(|m| m.as_string())
+                    .unwrap_or_else(|| "the status checker threw".to_string());
+                return refused(msg);
+            }
+        };
+        match reply.as_string().map(|t| serde_json::from_str(&t)) {
+            Some(Ok(answer)) => answer,
+            _ => refused("the status checker gave no answer".to_string()),
+        }
     }
 }
 

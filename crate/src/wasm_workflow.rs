@@ -15,6 +15,10 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T
 #[wasm_bindgen]
 pub struct Workflow {
     router: router::Router,
+    config_file: String,
+    config_text: Option<String>,
+    /// The status machines, compiled on the first status check.
+    status: std::cell::OnceCell<Result<status::StatusConfig, status::StatusConfigError>>,
 }
 
 #[wasm_bindgen]
@@ -26,7 +30,31 @@ impl Workflow {
             .map_err(|e| js_error(e.code, &e.to_string()))?;
         Ok(Workflow {
             router: router::Router::new(config.routing),
+            config_file: config_file.to_string(),
+            config_text,
+            status: std::cell::OnceCell::new(),
         })
+    }
+
+    /// The verdict of the status machines on one change: `StatusQuery` JSON in
+    /// (`{file, old, new, agents}`), `StatusAnswer` JSON out. An invalid `status` section
+    /// refuses every change of a governed file, naming the problem and the fix.
+    #[wasm_bindgen(js_name = checkStatusEdit)]
+    pub fn check_status_edit(&self, query_json: &str) -> Result<String, JsValue> {
+        let query: crate::authority::StatusQuery = from_json("status query", query_json)?;
+        let compiled = self
+            .status
+            .get_or_init(|| status::parse_nso_json(&self.config_file, self.config_text.as_deref()));
+        let answer = match compiled {
+            Ok(config) => status::oracle::answer(&query, config),
+            Err(e) => crate::authority::StatusAnswer {
+                allowed: false,
+                machine: None,
+                builtin: false,
+                detail: format!("the status machines cannot be checked because {e}"),
+            },
+        };
+        json(&answer)
     }
 
     /// Routes a message: `source` is `user` for the person's own words, else who wrote it;
@@ -282,4 +310,17 @@ pub fn validate_task_id(id: &str) -> Result<(), JsValue> {
     crate::task_id::validate_task_id(id)
         .map(|_| ())
         .map_err(|e| js_error(e.code, &e.to_string()))
+}
+
+/// Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
+/// `{code, path, problem, fix}` (for `nso check` and the plugin's load).
+#[wasm_bindgen(js_name = checkStatusConfig)]
+pub fn check_status_config(
+    config_file: &str,
+    config_text: Option<String>,
+) -> Result<String, JsValue> {
+    match status::parse_nso_json(config_file, config_text.as_deref()) {
+        Ok(_) => Ok("[]".to_string()),
+        Err(e) => json(&[e]),
+    }
 }

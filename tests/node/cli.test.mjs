@@ -146,3 +146,11 @@ test("the shipped examples/nso.json (the README's complete example) is valid", (
   assert.equal(secrets.code, 1);
   assert.match(secrets.out, /acme\.secrets\.read/);
 });
+
+test("check validates the status section too", () => {
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify({ status: { defaults: ["nso-tasks"] } }) });
+  const r = nso("check", "--dir", dir);
+  assert.equal(r.code, 1, r.out);
+  assert.match(r.out, /status\.defaults\[0\]: .*nso-tasks/);
+  assert.match(r.out, /Fix: /);
+});

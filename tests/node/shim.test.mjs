@@ -289,3 +289,22 @@ test("a failing or silent agent lookup fails closed as an unknown caller", async
   assert.match(message, /unidentified agent/);
   assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /agent lookup for ses_x failed: server gone/);
 });
+
+test("status machines: an illegal move through the shim is refused; a broken status section fails closed", async () => {
+  const file = ".opencode/context/active_tasks/build_20261122_x_ab12cd/status.md";
+  const dir = makeProject({ [file]: "# Task Status\n\n- Status: PENDING\n" });
+  const hooks = await start(dir);
+  await hooks.event(sessionCreated("ses_1"));
+  await hooks["chat.params"](...chatParams("ses_1", "build"));
+  const jump = await before(hooks, "ses_1", "edit", { filePath: file, oldString: "Status: PENDING", newString: "Status: COMPLETE" });
+  assert.match(jump, /Rule status\.nso-task \(built-in status machine\): .* moves task from PENDING to COMPLETE, which is not a legal transition\. From PENDING the legal next states are IN_PROGRESS/);
+  assert.equal(await before(hooks, "ses_1", "edit", { filePath: file, oldString: "Status: PENDING", newString: "Status: IN_PROGRESS" }), null);
+
+  const broken = makeProject({ ".opencode/nso.json": JSON.stringify({ status: { machines: { flow: { states: [{ name: "A", initial: true }], transitions: [{ from: "A", to: "Z", agents: ["*"] }] } } } }) });
+  const h2 = await start(broken);
+  await h2.event(sessionCreated("ses_2"));
+  await h2["chat.params"](...chatParams("ses_2", "build"));
+  const refused = await before(h2, "ses_2", "write", { filePath: "src/a.ts", content: "x" });
+  assert.match(refused, /NSO is not enforcing its rules: \.opencode\/nso\.json: status\.machines\.flow\.transitions\[0\]\.to: /);
+  assert.match(refused, /Fix: /);
+});

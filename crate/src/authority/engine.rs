@@ -19,7 +19,6 @@ use super::policy::{
     SLOT_WRITE,
 };
 use super::tools::{classify_with, Classification, OpKind, Target, ToolKind, ToolOp};
-use crate::status::StatusConfig;
 
 /// One tool call to decide.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -45,6 +44,40 @@ pub struct Request {
     pub contents: FastMap<String, Option<String>>,
     /// Whether files exist, keyed by absolute path ([`Engine::required_exists`]).
     pub exists: FastMap<String, bool>,
+}
+
+/// A status change to check: the file, its text before (`None`: created) and after, and the
+/// agent's names (its own first, then those it is `like`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusQuery {
+    /// Project-relative path.
+    pub file: String,
+    /// Text before the edit (`None`: the file is created).
+    pub old: Option<String>,
+    /// Text after the edit.
+    pub new: String,
+    /// The agent's name, then the agents it is `like`, nearest first.
+    pub agents: Vec<String>,
+}
+
+/// The answer to a [`StatusQuery`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusAnswer {
+    /// The edit may proceed.
+    pub allowed: bool,
+    /// The governing machine (`None`: no machine governs the file).
+    pub machine: Option<String>,
+    /// The machine is a shipped one.
+    pub builtin: bool,
+    /// Refused: why, with the legal next states and who may make them; allowed: the moves.
+    pub detail: String,
+}
+
+/// Checks status changes against the status machines (`crate::status` natively; the wasm
+/// boundary asks the lazily loaded workflow package through JS).
+pub trait StatusOracle: std::fmt::Debug {
+    /// The verdict on one status change.
+    fn check(&self, query: &StatusQuery) -> StatusAnswer;
 }
 
 /// Outcome of a decision or of one operation.
@@ -145,8 +178,8 @@ pub struct Engine {
     pub(super) policy: Policy,
     sessions: HashMap<String, HashMap<u64, u32>>,
     order: VecDeque<String>,
-    /// Status machines checked on edits of the files they govern (see [`Engine::status`]).
-    status: std::cell::OnceCell<StatusConfig>,
+    /// Checks status changes of files the status machines govern (see [`StatusOracle`]).
+    status_oracle: Option<std::rc::Rc<dyn StatusOracle>>,
     /// Every binding glob of every active machine with its literal suffix (a cheaper test
     /// first): the first test before [`StatusConfig::resolve`], on every write.
     status_globs: Vec<(String, super::Glob)>,
@@ -158,8 +191,13 @@ pub(crate) enum By {
     Rule(usize),
     Sacred(usize),
     AppendOnly(usize),
-    /// A status machine (index into the engine's status machines) refused the edit.
-    Status(usize),
+    /// A status machine refused the edit.
+    Status {
+        /// The machine's name.
+        machine: String,
+        /// A shipped machine (else the project's).
+        builtin: bool,
+    },
     Default(usize),
     Outside,
     Invalid(&'static str),
@@ -231,54 +269,65 @@ impl Engine {
             policy,
             sessions: HashMap::new(),
             order: VecDeque::new(),
-            status: std::cell::OnceCell::from(StatusConfig::disabled()),
+            status_oracle: None,
             status_globs: Vec::new(),
         }
     }
 
-    /// Sets the status machines checked on edits (none by default). `None`: the shipped
-    /// defaults, compiled on the first edit of a file they may govern.
-    pub fn set_status(&mut self, status: Option<StatusConfig>) {
-        let globs: Vec<&str> = match &status {
-            None => crate::status::DEFAULT_BINDING_GLOBS.to_vec(),
-            Some(s) if s.enabled => s
-                .machines
-                .iter()
-                .flat_map(|m| m.def.files.iter().flat_map(|b| b.globs.iter()))
-                .map(String::as_str)
-                .collect(),
-            Some(_) => Vec::new(),
-        };
+    /// Sets which project-relative paths status machines may govern (their binding globs;
+    /// empty: none). Edits of such paths are checked by the [`StatusOracle`].
+    pub fn set_status_scope(&mut self, globs: &[String]) {
         self.status_globs = globs
-            .into_iter()
+            .iter()
             .filter_map(|g| {
                 let glob = super::Glob::new(g, false).ok()?;
                 Some((literal_suffix(g).to_string(), glob))
             })
             .collect();
-        self.status = std::cell::OnceCell::new();
-        if let Some(s) = status {
-            let _ = self.status.set(s);
-        }
     }
 
-    /// The status machines in force (the defaults are compiled here on first use).
-    pub(super) fn status(&self) -> &StatusConfig {
-        self.status.get_or_init(StatusConfig::default)
+    /// Sets what checks status changes. Without one, edits of governed paths are refused
+    /// (fail closed).
+    pub fn set_status_oracle(&mut self, oracle: std::rc::Rc<dyn StatusOracle>) {
+        self.status_oracle = Some(oracle);
     }
 
-    /// The machine governing the project-relative path `rel`, if any.
-    pub(super) fn status_machine(&self, rel: &str) -> Option<usize> {
-        if !self
-            .status_globs
+    /// Native convenience: status machines checked in-process (`None`: the shipped ones).
+    /// The wasm build instead asks the lazily loaded workflow package, so the machines do
+    /// not weigh on the plugin's start.
+    pub fn set_status(&mut self, status: Option<crate::status::StatusConfig>) {
+        let config = status.unwrap_or_default();
+        let globs: Vec<String> = if config.enabled {
+            config
+                .machines
+                .iter()
+                .flat_map(|m| m.def.files.iter().flat_map(|b| b.globs.iter().cloned()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.set_status_scope(&globs);
+        self.set_status_oracle(std::rc::Rc::new(config));
+    }
+
+    /// Whether a status machine may govern the project-relative path `rel`.
+    pub(super) fn status_scoped(&self, rel: &str) -> bool {
+        self.status_globs
             .iter()
             .any(|(suffix, g)| rel.ends_with(suffix.as_str()) && g.matches(rel, false))
-        {
-            return None;
+    }
+
+    /// Asks the oracle about a status change (fail closed without one).
+    pub(super) fn status_answer(&self, query: &StatusQuery) -> StatusAnswer {
+        match &self.status_oracle {
+            Some(o) => o.check(query),
+            None => StatusAnswer {
+                allowed: false,
+                machine: None,
+                builtin: true,
+                detail: "NSO has no status checker loaded, so it cannot check this status change (fail closed)".to_string(),
+            },
         }
-        let status = self.status();
-        let (m, _) = status.resolve(rel)?;
-        status.machines.iter().position(|x| x.name == m.name)
     }
 
     /// The policy in force.
@@ -394,7 +443,7 @@ impl Engine {
             let Location::Inside(rel) = &ctx.loc else {
                 continue;
             };
-            let status = self.status_machine(rel).is_some();
+            let status = self.status_scoped(rel);
             let protected = status
                 || self.append_only_for(agent, rel).is_some()
                 || self.sacred_for(rel, false).is_some_and(|si| {

@@ -74,16 +74,21 @@ impl Engine {
         if out.verdict == Verdict::Block || ctx.below {
             return out;
         }
-        if let Some(mi) = self.status_machine(rel) {
-            let name = &self.status().machines[mi].name;
-            trace.add(|| format!("  status machine {name} governs {rel}"));
+        if self.status_scoped(rel) {
             match self.check_status(req, roots, agent, slot, ctx, op, rel) {
-                Ok(moves) => trace.add(|| format!("  status check passes{moves}")),
-                Err(detail) => {
+                Ok(None) => {}
+                Ok(Some((machine, moves))) => {
+                    trace.add(|| format!("  status machine {machine} governs {rel}"));
+                    trace.add(|| format!("  status check passes{moves}"));
+                }
+                Err((machine, builtin, detail)) => {
+                    if !machine.is_empty() {
+                        trace.add(|| format!("  status machine {machine} governs {rel}"));
+                    }
                     trace.add(|| format!("  status check fails: {detail}"));
                     out = OpOutcome {
                         verdict: Verdict::Block,
-                        by: By::Status(mi),
+                        by: By::Status { machine, builtin },
                         notices: Vec::new(),
                         detail: Some(detail),
                     };
@@ -93,9 +98,10 @@ impl Engine {
         out
     }
 
-    /// Checks the status change an operation makes in a file a status machine governs.
-    /// `Ok` describes the moves; `Err` is the refusal (legal next states and who may make
-    /// them included).
+    /// Checks the status change an operation makes in a file status machines may govern.
+    /// `Ok(None)`: no machine governs it; `Ok(Some((machine, moves)))`: allowed;
+    /// `Err((machine, builtin, why))`: refused (the machine is empty when NSO could not
+    /// even compute the change).
     #[allow(clippy::too_many_arguments)]
     fn check_status(
         &self,
@@ -106,25 +112,25 @@ impl Engine {
         ctx: &PathCtx,
         op: &ToolOp,
         rel: &str,
-    ) -> Result<String, String> {
-        let missing = || {
-            format!("NSO did not receive the current content of {rel}, so it cannot check the status change")
-        };
+    ) -> Result<Option<(String, String)>, (String, bool, String)> {
+        let fail = |why: String| (String::new(), true, why);
         let old = self
             .content_opt(req, ctx.abs.as_deref(), ctx.given)
-            .ok_or_else(missing)?;
+            .ok_or_else(|| {
+                fail(format!("NSO did not receive the current content of {rel}, so it cannot check the status change"))
+            })?;
         let new = if slot == SLOT_DELETE {
             if old.is_none() {
-                return Ok(String::new());
+                return Ok(None);
             }
             String::new()
         } else {
             match &op.change {
                 Change::Unknown | Change::Append | Change::None => {
-                    return Err(format!(
+                    return Err(fail(format!(
                         "NSO cannot see what this {} writes into {rel}, whose status it checks; make the change with the edit or write tool so the move can be checked",
                         if op.step.is_some() { "shell command" } else { "tool" }
-                    ))
+                    )))
                 }
                 Change::Hunks {
                     from: Some(src), ..
@@ -132,49 +138,35 @@ impl Engine {
                     let l = self.base_roots(req, roots, op).locate(src);
                     let src_old = self
                         .content(req, roots.absolute_of(&l).as_deref(), src)
-                        .ok_or_else(|| "NSO did not receive the moved file's content".to_string())?;
-                    new_content(&op.change, src_old)
-                        .map_err(|e| format!("NSO cannot compute the new content of {rel}: {e}"))?
+                        .ok_or_else(|| fail("NSO did not receive the moved file's content".to_string()))?;
+                    new_content(&op.change, src_old).map_err(|e| {
+                        fail(format!("NSO cannot compute the new content of {rel}: {e}"))
+                    })?
                 }
-                change => new_content(change, old.unwrap_or(""))
-                    .map_err(|e| format!("NSO cannot compute the new content of {rel}: {e}"))?,
+                change => new_content(change, old.unwrap_or("")).map_err(|e| {
+                    fail(format!("NSO cannot compute the new content of {rel}: {e}"))
+                })?,
             }
         };
+        // The agent's own name first, then those it is `like` (it may make their moves).
         let p = &self.policy;
-        let check = |name: &str| crate::status::check_edit(rel, old, &new, name, self.status());
-        let mut verdict = check(&p.agents[agent].name);
-        // An agent `like` another may make that agent's moves.
+        let mut agents = vec![p.agents[agent].name.clone()];
         let mut like = p.agents[agent].like;
-        let mut hops = 0;
-        while let (Some(l), false) = (like, verdict.is_allowed()) {
-            let only_agent = matches!(&verdict, crate::status::EditVerdict::Block { violations, .. }
-                if violations.iter().all(|v| v.code == crate::status::BlockCode::StatusWrongAgent));
-            if !only_agent || hops > p.agents.len() {
-                break;
-            }
-            let v = check(&p.agents[l].name);
-            if v.is_allowed() {
-                verdict = v;
-            }
+        while let Some(l) = like.filter(|_| agents.len() <= p.agents.len()) {
+            agents.push(p.agents[l].name.clone());
             like = p.agents[l].like;
-            hops += 1;
         }
-        match verdict {
-            crate::status::EditVerdict::Allow { changes, .. } => Ok(changes
-                .iter()
-                .map(|c| {
-                    format!(
-                        "; {} → {}",
-                        c.from.as_deref().unwrap_or("(new)"),
-                        c.to.as_deref().unwrap_or("(removed)")
-                    )
-                })
-                .collect()),
-            crate::status::EditVerdict::Block { violations, .. } => Err(violations
-                .iter()
-                .map(|v| v.message.trim_end_matches('.'))
-                .collect::<Vec<_>>()
-                .join(". ")),
+        let answer = self.status_answer(&super::engine::StatusQuery {
+            file: rel.to_string(),
+            old: old.map(str::to_string),
+            new,
+            agents,
+        });
+        let machine = answer.machine.unwrap_or_default();
+        match (answer.allowed, machine.is_empty()) {
+            (true, true) => Ok(None),
+            (true, false) => Ok(Some((machine, answer.detail))),
+            (false, _) => Err((machine, answer.builtin, answer.detail)),
         }
     }
 
@@ -677,17 +669,18 @@ impl Engine {
             By::Invalid(_) => (p.rule_id("invalid_path"), p.builtin_source()),
             By::UnknownAgent | By::MissingAgent => (p.rule_id("unknown_agent"), p.builtin_source()),
             By::GitRead => (p.rule_id("git.read"), "built-in".to_string()),
-            By::Status(i) => {
-                let m = &self.status().machines[*i];
-                (
-                    format!("status.{}", m.name),
-                    if m.builtin {
-                        "built-in status machine".to_string()
-                    } else {
-                        "status machine of the project config".to_string()
-                    },
-                )
-            }
+            By::Status { machine, builtin } => (
+                if machine.is_empty() {
+                    "status".to_string()
+                } else {
+                    format!("status.{machine}")
+                },
+                if *builtin {
+                    "built-in status machine".to_string()
+                } else {
+                    "status machine of the project config".to_string()
+                },
+            ),
         }
     }
 }

@@ -269,7 +269,7 @@ pub(crate) fn block_message(
     );
     let reason = reason_text(p, req, caller, action, outcome);
     m.push_str(&format!(" Rule {id} ({source}): {}.", sentence(&reason)));
-    if !matches!(outcome.by, By::Outside | By::Invalid(_) | By::Status(_)) {
+    if !matches!(outcome.by, By::Outside | By::Invalid(_) | By::Status { .. }) {
         m.push_str(" Who may: ");
         if who.is_empty() {
             m.push_str("no agent");
@@ -396,7 +396,7 @@ fn reason_text(
             if req.session_id.is_empty() { "?" } else { &req.session_id }
         ),
         By::GitRead => "read-only git".to_string(),
-        By::Status(_) => o.detail.clone().unwrap_or_default(),
+        By::Status { .. } => o.detail.clone().unwrap_or_default(),
     }
 }
 
@@ -455,8 +455,8 @@ fn instead_text(
             "report this to the user: the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded). An agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}",
             example_agent(p)
         ),
-        By::Status(_) if is_task_list(&action.target) => "make only a move listed above, as an agent allowed to make it; to move a task in TODO.md and state.json together, run `nso status set <number> <STATUS>` (the nso_status tool), which checks the move and writes both files atomically; if the task needs another move, report that to your caller".to_string(),
-        By::Status(_) => "make only a move listed above, as an agent allowed to make it, and leave the rest of the status untouched; if the work needs another move, report that to your caller".to_string(),
+        By::Status { .. } if is_task_list(&action.target) => "make only a move listed above, as an agent allowed to make it; to move a task in TODO.md and state.json together, run `nso status set <number> <STATUS>` (the nso_status tool), which checks the move and writes both files atomically; if the task needs another move, report that to your caller".to_string(),
+        By::Status { .. } => "make only a move listed above, as an agent allowed to make it, and leave the rest of the status untouched; if the work needs another move, report that to your caller".to_string(),
         By::Outside => "keep the change inside the project; if it really belongs outside, ask the user to add that folder to outsideProject.allow in .opencode/nso.json".to_string(),
         By::Invalid(_) => "use a path inside the project, relative to it or absolute".to_string(),
         By::AppendOnly(_) => "add your text at the end without touching what is there: an edit whose oldString is the file's last lines and whose newString is those lines plus your addition, or append with `>>`".to_string(),

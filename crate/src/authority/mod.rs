@@ -77,7 +77,9 @@ pub use config::{
     GIT_OP_NAMES,
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
-pub use engine::{CheckedOp, Decision, Engine, Lookups, Request, Verdict};
+pub use engine::{
+    CheckedOp, Decision, Engine, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery, Verdict,
+};
 pub use fast_map::FastMap;
 pub use glob::{Glob, GlobError};
 pub use patch::{

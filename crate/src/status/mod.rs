@@ -100,6 +100,7 @@ mod glob;
 mod json_text;
 pub mod machine;
 mod markdown;
+pub mod oracle;
 pub mod state_json;
 pub mod sync;
 mod text;
