@@ -130,6 +130,10 @@ fn shell_writes_to_status_files_fail_closed() {
             m.contains("cannot see what this shell command writes"),
             "{cmd}: {m}"
         );
+        assert!(
+            m.contains("is in PENDING. From PENDING the legal next states are IN_PROGRESS"),
+            "{cmd}: {m}"
+        );
     }
     // Reading is untouched.
     assert_ne!(

@@ -58,6 +58,10 @@ pub struct StatusQuery {
     pub new: String,
     /// The agent's name, then the agents it is `like`, nearest first.
     pub agents: Vec<String>,
+    /// The tool's new text is unknown (a shell write): describe the current state and the
+    /// legal moves instead of checking one.
+    #[serde(default)]
+    pub unseen: bool,
 }
 
 /// The answer to a [`StatusQuery`].

@@ -119,6 +119,7 @@ impl Engine {
             .ok_or_else(|| {
                 fail(format!("NSO did not receive the current content of {rel}, so it cannot check the status change"))
             })?;
+        let mut unseen = None;
         let new = if slot == SLOT_DELETE {
             if old.is_none() {
                 return Ok(None);
@@ -127,10 +128,11 @@ impl Engine {
         } else {
             match &op.change {
                 Change::Unknown | Change::Append | Change::None => {
-                    return Err(fail(format!(
+                    unseen = Some(format!(
                         "NSO cannot see what this {} writes into {rel}, whose status it checks; make the change with the edit or write tool so the move can be checked",
                         if op.step.is_some() { "shell command" } else { "tool" }
-                    )))
+                    ));
+                    String::new()
                 }
                 Change::Hunks {
                     from: Some(src), ..
@@ -138,7 +140,9 @@ impl Engine {
                     let l = self.base_roots(req, roots, op).locate(src);
                     let src_old = self
                         .content(req, roots.absolute_of(&l).as_deref(), src)
-                        .ok_or_else(|| fail("NSO did not receive the moved file's content".to_string()))?;
+                        .ok_or_else(|| {
+                            fail("NSO did not receive the moved file's content".to_string())
+                        })?;
                     new_content(&op.change, src_old).map_err(|e| {
                         fail(format!("NSO cannot compute the new content of {rel}: {e}"))
                     })?
@@ -161,8 +165,13 @@ impl Engine {
             old: old.map(str::to_string),
             new,
             agents,
+            unseen: unseen.is_some(),
         });
         let machine = answer.machine.unwrap_or_default();
+        if let (Some(why), false) = (unseen, machine.is_empty()) {
+            let detail = format!("{why}. {}", answer.detail);
+            return Err((machine, answer.builtin, detail.trim_end().to_string()));
+        }
         match (answer.allowed, machine.is_empty()) {
             (true, true) => Ok(None),
             (true, false) => Ok(Some((machine, answer.detail))),

@@ -2,8 +2,9 @@
 //! the verdict out. An agent `like` another may make that agent's moves, so a move refused
 //! only for the agent is tried again under the names it is like.
 
-use super::machine::StatusConfig;
-use super::transition::{check_edit, BlockCode, EditVerdict};
+use super::extract::extract;
+use super::machine::{Machine, StatusConfig};
+use super::transition::{check_edit, legal_sentence, show_state, BlockCode, EditVerdict};
 use crate::authority::{StatusAnswer, StatusOracle, StatusQuery};
 
 /// The verdict of the machines in `config` on `query`.
@@ -16,6 +17,14 @@ pub fn answer(query: &StatusQuery, config: &StatusConfig) -> StatusAnswer {
             detail: String::new(),
         };
     };
+    if query.unseen {
+        return StatusAnswer {
+            allowed: false,
+            machine: Some(machine.name.clone()),
+            builtin: machine.builtin,
+            detail: describe(machine, &query.file, query.old.as_deref()),
+        };
+    }
     let check =
         |agent: &str| check_edit(&query.file, query.old.as_deref(), &query.new, agent, config);
     let first = query.agents.first().map(String::as_str).unwrap_or("");
@@ -59,6 +68,39 @@ pub fn answer(query: &StatusQuery, config: &StatusConfig) -> StatusAnswer {
         machine: Some(machine.name.clone()),
         builtin: machine.builtin,
         detail,
+    }
+}
+
+/// The current state of a governed file and the legal moves from it (for refusals of
+/// changes NSO cannot see).
+fn describe(machine: &Machine, file: &str, old: Option<&str>) -> String {
+    let Some(binding) = machine.binding_for(file) else {
+        return String::new();
+    };
+    let ex = &binding.extract;
+    let Some(old) = old else {
+        return format!("{file} does not exist yet; create it with the write tool.");
+    };
+    if ex.is_multi() {
+        return format!(
+            "{file} holds the statuses of several {noun}s; move one with `nso status set <number> <STATUS>` (the nso_status_set tool), which updates TODO.md and state.json together.",
+            noun = machine.def.noun
+        );
+    }
+    let found = extract(machine, ex, old);
+    match found.entries.first().and_then(|e| e.status.as_ref()) {
+        Some(status) => match status.state {
+            Some(s) => format!(
+                "{file} is in {}. {}",
+                show_state(ex, machine.state_name(s)),
+                legal_sentence(machine, ex, s)
+            ),
+            None => format!(
+                "{file} has status `{}`, which names no state of {}.",
+                status.raw, machine.name
+            ),
+        },
+        None => format!("{file} has no status yet."),
     }
 }
 
