@@ -99,6 +99,18 @@ function taskFolder(wf, root, taskId) {
   return rel;
 }
 
+/** The checked task id and folder of a report, and its status if `allowed` lists them. */
+function reportTarget(wf, root, args, allowed = []) {
+  const taskId = text(args, "task_id", { required: true, max: 120 });
+  const dir = taskFolder(wf, root, taskId);
+  if (!allowed.length) return { taskId, dir };
+  const status = text(args, "status", { required: true, max: 20 }).toUpperCase();
+  if (!allowed.includes(status)) {
+    throw new ToolRefusal(`status must be one of ${allowed.join(", ")} (got ${JSON.stringify(status)}).`);
+  }
+  return { taskId, dir, status };
+}
+
 /** Whether each path exists inside the project and is non-empty (phantom deliverables). */
 function missingDeliverables(root, paths) {
   const problems = [];
@@ -212,12 +224,7 @@ export function nsoTools(nso) {
       },
       execute: run("nso_report_status", async (args, ctx) => {
         const wf = nso.workflowCore();
-        const taskId = text(args, "task_id", { required: true, max: 120 });
-        const dir = taskFolder(wf, root, taskId);
-        const status = text(args, "status", { required: true, max: 20 }).toUpperCase();
-        if (!["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"].includes(status)) {
-          throw new ToolRefusal(`status must be one of PENDING, IN_PROGRESS, BLOCKED, COMPLETE, FAILED (got ${JSON.stringify(status)}).`);
-        }
+        const { taskId, dir, status } = reportTarget(wf, root, args, ["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"]);
         const { iso } = clock();
         const rendered = renderChecked(wf, root, "status", {
           task_id: taskId, status, last_update: iso, progress: null, current_step: text(args, "current_step") || null,
@@ -240,12 +247,7 @@ export function nsoTools(nso) {
       },
       execute: run("nso_report_result", async (args, ctx) => {
         const wf = nso.workflowCore();
-        const taskId = text(args, "task_id", { required: true, max: 120 });
-        const dir = taskFolder(wf, root, taskId);
-        const status = text(args, "status", { required: true, max: 20 }).toUpperCase();
-        if (!["COMPLETE", "FAILED"].includes(status)) {
-          throw new ToolRefusal(`status must be COMPLETE or FAILED (got ${JSON.stringify(status)}).`);
-        }
+        const { taskId, dir, status } = reportTarget(wf, root, args, ["COMPLETE", "FAILED"]);
         const deliverables = strings(args, "deliverables");
         if (status === "COMPLETE" && !deliverables.length) {
           throw new ToolRefusal("a COMPLETE result lists at least one deliverable (the files you produced).");
@@ -275,8 +277,7 @@ export function nsoTools(nso) {
       },
       execute: run("nso_report_questions", async (args, ctx) => {
         const wf = nso.workflowCore();
-        const taskId = text(args, "task_id", { required: true, max: 120 });
-        const dir = taskFolder(wf, root, taskId);
+        const { taskId, dir } = reportTarget(wf, root, args);
         const questions = strings(args, "questions");
         if (!questions.length) throw new ToolRefusal("give at least one question.");
         const rendered = renderChecked(wf, root, "questions", {

@@ -229,6 +229,19 @@ fn sync_error(e: status::SyncError) -> JsValue {
     error
 }
 
+/// Parses a planner's inputs and the project's machines, runs the planner, converts the plan.
+fn plan<I: serde::de::DeserializeOwned>(
+    what: &str,
+    inputs_json: &str,
+    config_file: &str,
+    config_text: Option<String>,
+    planner: fn(&I, &status::StatusConfig) -> Result<status::SyncPlan, status::SyncError>,
+) -> Result<String, JsValue> {
+    let inputs: I = from_json(what, inputs_json)?;
+    let config = status_config(config_file, config_text)?;
+    json(&planner(&inputs, &config).map_err(sync_error)?)
+}
+
 /// Plans a status move of one task in TODO.md and state.json (and the project's
 /// state.json): inputs as JSON (`SyncInputs`), the plan as JSON (`{files, moves,
 /// task_number, summary, notes}`). Throws with `code`, `file`, `line` when refused.
@@ -238,9 +251,13 @@ pub fn plan_status_sync(
     config_file: &str,
     config_text: Option<String>,
 ) -> Result<String, JsValue> {
-    let inputs: status::SyncInputs = from_json("status sync inputs", inputs_json)?;
-    let config = status_config(config_file, config_text)?;
-    json(&status::plan_status_sync(&inputs, &config).map_err(sync_error)?)
+    plan(
+        "status sync inputs",
+        inputs_json,
+        config_file,
+        config_text,
+        status::plan_status_sync,
+    )
 }
 
 /// Plans a new task (`NewTaskInputs` as JSON): number, TODO.md entry, state.json object.
@@ -250,9 +267,13 @@ pub fn plan_new_task(
     config_file: &str,
     config_text: Option<String>,
 ) -> Result<String, JsValue> {
-    let inputs: status::sync::NewTaskInputs = from_json("new task inputs", inputs_json)?;
-    let config = status_config(config_file, config_text)?;
-    json(&status::plan_new_task(&inputs, &config).map_err(sync_error)?)
+    plan(
+        "new task inputs",
+        inputs_json,
+        config_file,
+        config_text,
+        status::plan_new_task,
+    )
 }
 
 /// Plans archiving of completed and abandoned tasks (`ArchiveInputs` as JSON).
@@ -262,9 +283,13 @@ pub fn plan_archive(
     config_file: &str,
     config_text: Option<String>,
 ) -> Result<String, JsValue> {
-    let inputs: status::sync::ArchiveInputs = from_json("archive inputs", inputs_json)?;
-    let config = status_config(config_file, config_text)?;
-    json(&status::plan_archive(&inputs, &config).map_err(sync_error)?)
+    plan(
+        "archive inputs",
+        inputs_json,
+        config_file,
+        config_text,
+        status::plan_archive,
+    )
 }
 
 /// Renders a task file (`contract`, `status`, `result`, `questions`) from its data (JSON,

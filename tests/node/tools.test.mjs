@@ -113,7 +113,7 @@ test("nso_report_questions and nso_report_result write files the delegation chec
   r = await call("nso_report_result", { task_id: ID, status: "COMPLETE", deliverables: ["src/login.ts", "../outside.ts"], notes: "" }, "general");
   assert.match(r, /\.\.\/outside\.ts is outside the project/);
   r = await call("nso_report_result", { task_id: ID, status: "DONE", deliverables: ["src/login.ts"], notes: "" }, "general");
-  assert.match(r, /status must be COMPLETE or FAILED/);
+  assert.match(r, /status must be one of COMPLETE, FAILED/);
   r = await call("nso_report_result", { task_id: ID, status: "COMPLETE", deliverables: ["src/login.ts"], notes: "All good." }, "general");
   assert.match(r, /Wrote .*result\.md: COMPLETE, 1 deliverable/);
   const res = JSON.parse(workflow.parseTaskFile("result", readIf(dir, `${DIR}/result.md`)));
