@@ -357,11 +357,12 @@ impl Engine {
     pub fn decide_or_lookups(&mut self, req: &Request) -> Result<Decision, Lookups> {
         let d = {
             let class = self.classify(req);
-            let lookups = self.lookups_in(req, &class);
+            let ctxs = self.path_ctxs(req, &class);
+            let lookups = self.lookups_in(req, &class, &ctxs);
             if !lookups.is_empty() {
                 return Err(lookups);
             }
-            self.run_class(req, &class, &mut Trace { lines: None })
+            self.run_class(req, &class, &ctxs, &mut Trace { lines: None })
         };
         Ok(self.count_repeats(req, d))
     }
@@ -428,20 +429,37 @@ impl Engine {
     /// and sacred files, and sources of patch moves onto them). The shim reads them and
     /// passes them in [`Request::contents`] (`null` for a missing file).
     pub fn required_content(&self, req: &Request) -> Vec<String> {
-        self.required_content_in(req, &self.classify(req))
+        let class = self.classify(req);
+        self.required_content_in(req, &class, &self.path_ctxs(req, &class))
     }
 
-    fn required_content_in(&self, req: &Request, class: &Classification) -> Vec<String> {
+    /// The path context of every operation of a call, computed once per decision (the
+    /// lookups and the evaluation share them).
+    fn path_ctxs<'o>(&self, req: &Request, class: &'o Classification) -> Vec<Option<PathCtx<'o>>> {
+        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
+        class
+            .ops
+            .iter()
+            .map(|op| self.path_ctx(req, &roots, op, true))
+            .collect()
+    }
+
+    fn required_content_in(
+        &self,
+        req: &Request,
+        class: &Classification,
+        ctxs: &[Option<PathCtx>],
+    ) -> Vec<String> {
         let Caller::Known(agent) = self.caller(req) else {
             return Vec::new();
         };
         let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
         let mut out: Vec<String> = Vec::new();
-        for op in &class.ops {
+        for (op, ctx) in class.ops.iter().zip(ctxs) {
             if matches!(op.kind, OpKind::Read | OpKind::Git(_) | OpKind::Opaque) {
                 continue;
             }
-            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+            let Some(ctx) = ctx else {
                 continue;
             };
             let Location::Inside(rel) = &ctx.loc else {
@@ -479,20 +497,27 @@ impl Engine {
     /// The shim resolves them and asks again, so a link inside the project that points
     /// elsewhere is decided on its real target.
     pub fn unresolved_paths(&self, req: &Request) -> Vec<String> {
-        self.unresolved_paths_in(req, &self.classify(req))
+        let class = self.classify(req);
+        self.unresolved_paths_in(req, &class, &self.path_ctxs(req, &class))
     }
 
     /// Everything the shim must look up before [`Engine::decide`] can answer, each without
     /// what the request already carries.
     pub fn lookups(&self, req: &Request) -> Lookups {
-        self.lookups_in(req, &self.classify(req))
+        let class = self.classify(req);
+        self.lookups_in(req, &class, &self.path_ctxs(req, &class))
     }
 
-    fn lookups_in(&self, req: &Request, class: &Classification) -> Lookups {
-        let resolve = self.unresolved_paths_in(req, class);
-        let mut content = self.required_content_in(req, class);
+    fn lookups_in(
+        &self,
+        req: &Request,
+        class: &Classification,
+        ctxs: &[Option<PathCtx>],
+    ) -> Lookups {
+        let resolve = self.unresolved_paths_in(req, class, ctxs);
+        let mut content = self.required_content_in(req, class, ctxs);
         content.retain(|p| !req.contents.contains_key(p));
-        let mut exists = self.required_exists_in(req, class);
+        let mut exists = self.required_exists_in(req, class, ctxs);
         exists.retain(|p| !req.exists.contains_key(p));
         Lookups {
             resolve,
@@ -501,18 +526,22 @@ impl Engine {
         }
     }
 
-    fn unresolved_paths_in(&self, req: &Request, class: &Classification) -> Vec<String> {
-        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
+    fn unresolved_paths_in(
+        &self,
+        req: &Request,
+        class: &Classification,
+        ctxs: &[Option<PathCtx>],
+    ) -> Vec<String> {
         let mut out = Vec::new();
-        for op in &class.ops {
+        for (op, ctx) in class.ops.iter().zip(ctxs) {
             if req.resolved.contains_key(op_given(op)) {
                 continue;
             }
-            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+            let Some(ctx) = ctx else {
                 continue;
             };
-            if let Some(abs) = ctx.abs.filter(|a| !req.resolved.contains_key(a)) {
-                push_unique(&mut out, abs);
+            if let Some(abs) = ctx.abs.as_ref().filter(|a| !req.resolved.contains_key(*a)) {
+                push_unique(&mut out, abs.clone());
             }
         }
         out
@@ -522,27 +551,35 @@ impl Engine {
     /// (the agent may create but not change it, or the reverse). The shim passes the answers
     /// in [`Request::exists`]; without them both rights are required.
     pub fn required_exists(&self, req: &Request) -> Vec<String> {
-        self.required_exists_in(req, &self.classify(req))
+        let class = self.classify(req);
+        self.required_exists_in(req, &class, &self.path_ctxs(req, &class))
     }
 
-    fn required_exists_in(&self, req: &Request, class: &Classification) -> Vec<String> {
+    fn required_exists_in(
+        &self,
+        req: &Request,
+        class: &Classification,
+        ctxs: &[Option<PathCtx>],
+    ) -> Vec<String> {
         let Caller::Known(agent) = self.caller(req) else {
             return Vec::new();
         };
-        let roots = Roots::new(&req.worktree, &req.directory, self.policy.case_insensitive);
         let mut out = Vec::new();
         let mut t = Trace { lines: None };
-        for op in class.ops.iter().filter(|o| o.kind == OpKind::CreateOrWrite) {
-            let Some(ctx) = self.path_ctx(req, &roots, op, true) else {
+        for (op, ctx) in class.ops.iter().zip(ctxs) {
+            if op.kind != OpKind::CreateOrWrite {
+                continue;
+            }
+            let Some(ctx) = ctx else {
                 continue;
             };
-            if self.existence(req, &ctx).is_some() {
+            if self.existence(req, ctx).is_some() {
                 continue;
             }
             let w = self.role_path(
                 Caller::Known(agent),
                 SLOT_WRITE,
-                &ctx,
+                ctx,
                 &req.tool,
                 &mut || Ok(()),
                 &mut t,
@@ -550,14 +587,14 @@ impl Engine {
             let c = self.role_path(
                 Caller::Known(agent),
                 SLOT_CREATE,
-                &ctx,
+                ctx,
                 &req.tool,
                 &mut || Ok(()),
                 &mut t,
             );
             if (w.verdict == Verdict::Block) != (c.verdict == Verdict::Block) {
-                if let Some(a) = ctx.abs {
-                    push_unique(&mut out, a);
+                if let Some(a) = &ctx.abs {
+                    push_unique(&mut out, a.clone());
                 }
             }
         }
@@ -580,10 +617,17 @@ impl Engine {
     }
 
     fn run(&self, req: &Request, trace: &mut Trace) -> Decision {
-        self.run_class(req, &self.classify(req), trace)
+        let class = self.classify(req);
+        self.run_class(req, &class, &self.path_ctxs(req, &class), trace)
     }
 
-    fn run_class(&self, req: &Request, class: &Classification, trace: &mut Trace) -> Decision {
+    fn run_class(
+        &self,
+        req: &Request,
+        class: &Classification,
+        ctxs: &[Option<PathCtx>],
+        trace: &mut Trace,
+    ) -> Decision {
         let p = &self.policy;
         let caller = self.caller(req);
         let agent_name = match caller {
@@ -625,7 +669,7 @@ impl Engine {
         let mut warn_first: Option<usize> = None;
         for (i, op) in class.ops.iter().enumerate() {
             let (outcome, action, kind_label, git_op, via_symlink) =
-                self.eval_op(req, &roots, caller, op, trace);
+                self.eval_op(req, &roots, caller, op, ctxs[i].as_ref(), trace);
             let (id, source) = self.rule_ref(&outcome.by, caller);
             trace.add(|| {
                 format!(
@@ -780,6 +824,7 @@ impl Engine {
         roots: &Roots,
         caller: Caller,
         op: &ToolOp,
+        ctx: Option<&PathCtx>,
         trace: &mut Trace,
     ) -> (
         OpOutcome,
@@ -814,7 +859,7 @@ impl Engine {
                 )
             }
             (kind, Target::Path(_)) => {
-                let Some(ctx) = self.path_ctx(req, roots, op, false) else {
+                let Some(ctx) = ctx else {
                     // A relative path after `cd` into an unknown directory.
                     let detail = match &op.target {
                         Target::Path(p) => {
@@ -838,7 +883,7 @@ impl Engine {
                     OpKind::Write => &[SLOT_WRITE],
                     OpKind::Create => &[SLOT_CREATE],
                     OpKind::Delete => &[SLOT_DELETE],
-                    _ => match self.existence(req, &ctx) {
+                    _ => match self.existence(req, ctx) {
                         Some(true) => &[SLOT_WRITE],
                         Some(false) => &[SLOT_CREATE],
                         // Both rights are needed, unless they coincide for this agent.
@@ -860,7 +905,7 @@ impl Engine {
                                 .unwrap_or_default()
                         )
                     });
-                    let mut out = self.eval_path(req, roots, caller, slot, &ctx, op, trace);
+                    let mut out = self.eval_path(req, roots, caller, slot, ctx, op, trace);
                     if slot == SLOT_DELETE {
                         if let Some(link) = &ctx.link {
                             let link_ctx = PathCtx {
