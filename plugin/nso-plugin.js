@@ -59,6 +59,12 @@ export function reloadCore() {
   return loadCore();
 }
 
+/** Drops a trapped workflow package (the main core stays); the next use loads a fresh one. */
+export function reloadWorkflowCore() {
+  if (workflowCore) delete require.cache[require.resolve(WORKFLOW_PATH)];
+  workflowCore = null;
+}
+
 /** True for a WebAssembly trap: after one, the instance must not be used again. */
 function isTrap(error) {
   return error instanceof WebAssembly.RuntimeError ||
@@ -223,7 +229,7 @@ export function createNso({ directory, worktree, client } = {}) {
       // Status machines live in the lazily loaded workflow package: checked there, on the
       // first edit of a file they govern. A project's own `status` section is validated
       // now, so a mistake in it fails closed at once.
-      state.engine.setStatusChecker((query) => workflow().checkStatusEdit(query));
+      state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query)));
       if (state.config.status) {
         const [problem] = JSON.parse(loadWorkflowCore().checkStatusConfig(CONFIG_FILE, text));
         if (problem) {
@@ -373,6 +379,23 @@ export function createNso({ directory, worktree, client } = {}) {
   }
 
   /**
+   * Runs `fn(workflow)`; after a trap, drops the poisoned package so the next call gets a
+   * fresh one (this call still fails: its caller refuses or logs).
+   */
+  function withWorkflow(fn) {
+    try {
+      return fn(workflow());
+    } catch (error) {
+      if (isTrap(error)) {
+        appendLog("nso-errors.log", `${new Date().toISOString()} workflow package trapped, reloaded: ${error.message}`);
+        state.workflow = null;
+        reloadWorkflowCore();
+      }
+      throw error;
+    }
+  }
+
+  /**
    * Who wrote a message, from OpenCode's structure (never from text markers, which anyone
    * can type): in a subagent session the parent's agent wrote the prompt; a command
    * expansion or a message of synthetic parts only is `system`; else the person (`user`).
@@ -398,7 +421,7 @@ export function createNso({ directory, worktree, client } = {}) {
     const text = (typed.length ? typed : texts).map((p) => p.text).join("\n");
     const agent = output?.message?.agent ?? input.agent ?? entry.agent ?? "";
     const active = entry.inFlight > 0 ? entry.workflow : undefined;
-    const decision = JSON.parse(workflow().route(text, source, agent, active));
+    const decision = JSON.parse(withWorkflow((wf) => wf.route(text, source, agent, active)));
     appendLog("router.jsonl", JSON.stringify({
       time: new Date().toISOString(), sessionID, messageID: output?.message?.id ?? input.messageID, source, agent, ...decision,
     }));

@@ -308,3 +308,16 @@ test("status machines: an illegal move through the shim is refused; a broken sta
   assert.match(refused, /NSO is not enforcing its rules: \.opencode\/nso\.json: status\.machines\.flow\.transitions\[0\]\.to: /);
   assert.match(refused, /Fix: /);
 });
+
+test("a trap in the workflow package refuses that status check, and the next one works", async () => {
+  const file = ".opencode/context/active_tasks/build_20261122_x_ab12cd/status.md";
+  const dir = makeProject({ [file]: "# Task Status\n\n- Status: PENDING\n" });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_1", "build");
+  const edit = (callID) => nso.beforeTool({ tool: "edit", sessionID: "ses_1", callID }, { args: { filePath: file, oldString: "Status: PENDING", newString: "Status: IN_PROGRESS" } })
+    .then(() => null, (error) => error.message);
+  nso.state.workflow = { checkStatusEdit: () => { throw new WebAssembly.RuntimeError("unreachable"); } };
+  assert.match(await edit("c1"), /NSO could not check the status change of .*status\.md \(unreachable\), so it refuses it \(fail closed\)/);
+  assert.equal(await edit("c2"), null);
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /workflow package trapped, reloaded/);
+});
