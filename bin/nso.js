@@ -4,8 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadCore, loadWorkflowCore, gatherLookups } from "../plugin/nso-plugin.js";
-import { languageRoute } from "../plugin/nso-tools.js";
-import { runStatusSync, recoverStatusSync, isoNow } from "../plugin/status-sync.js";
+import { isoNow, languageRoute } from "../plugin/nso-tools.js";
+import { runStatusSync, recoverStatusSync } from "../plugin/status-sync.js";
 
 const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
@@ -244,7 +244,7 @@ function check(opts) {
   }
   const text = fs.readFileSync(file, "utf8");
   const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", text));
-  if (!problems.length) problems.push(...JSON.parse(loadWorkflowCore().checkStatusConfig(".opencode/nso.json", text)));
+  if (!problems.length) problems.push(...JSON.parse(new (loadWorkflowCore().Workflow)(".opencode/nso.json", text).statusProblems()));
   for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
   if (problems.length) process.exit(1);
   console.log(`${file}: valid.`);

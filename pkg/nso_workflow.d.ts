@@ -22,6 +22,12 @@ export class Workflow {
      * `active_workflow` is the session's workflow in progress. JSON `RouteDecision`.
      */
     route(message: string, source: string, agent: string, active_workflow?: string | null): string;
+    /**
+     * Problems of the `status` section of the config (`[]` when valid or absent), each
+     * `{code, path, problem, fix}` (for `nso check` and the plugin's load). The machines
+     * compiled here serve the later status checks.
+     */
+    statusProblems(): string;
 }
 
 /**
@@ -35,12 +41,6 @@ export function checkDelegation(listing_json: string, facts_json: string, attemp
  * starts `target`: `undefined` when allowed, else the refusal as JSON.
  */
 export function checkDelegationChain(chain_json: string, target: string, max_depth: number): string | undefined;
-
-/**
- * Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
- * `{code, path, problem, fix}` (for `nso check` and the plugin's load).
- */
-export function checkStatusConfig(config_file: string, config_text?: string | null): string;
 
 /**
  * The language routing table in a command file's frontmatter (JSON), if it has one.

@@ -110,6 +110,30 @@ class Workflow {
             wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
         }
     }
+    /**
+     * Problems of the `status` section of the config (`[]` when valid or absent), each
+     * `{code, path, problem, fix}` (for `nso check` and the plugin's load). The machines
+     * compiled here serve the later status checks.
+     * @returns {string}
+     */
+    statusProblems() {
+        let deferred2_0;
+        let deferred2_1;
+        try {
+            const ret = wasm.workflow_statusProblems(this.__wbg_ptr);
+            var ptr1 = ret[0];
+            var len1 = ret[1];
+            if (ret[3]) {
+                ptr1 = 0; len1 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred2_0 = ptr1;
+            deferred2_1 = len1;
+            return getStringFromWasm0(ptr1, len1);
+        } finally {
+            wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+        }
+    }
 }
 if (Symbol.dispose) Workflow.prototype[Symbol.dispose] = Workflow.prototype.free;
 exports.Workflow = Workflow;
@@ -187,44 +211,6 @@ function checkDelegationChain(chain_json, target, max_depth) {
     return v4;
 }
 exports.checkDelegationChain = checkDelegationChain;
-
-/**
- * Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
- * `{code, path, problem, fix}` (for `nso check` and the plugin's load).
- * @param {string} config_file
- * @param {string | null} [config_text]
- * @returns {string}
- */
-function checkStatusConfig(config_file, config_text) {
-    let deferred4_0;
-    let deferred4_1;
-    try {
-        let ptr0, len0, ptr1, len1;
-        try {
-            ptr0 = passStringToWasm0(config_file, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len0 = WASM_VECTOR_LEN;
-            ptr1 = isLikeNone(config_text) ? 0 : passStringToWasm0(config_text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len1 = WASM_VECTOR_LEN;
-        } catch (e) {
-            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
-            throw e;
-        }
-        const ret = wasm.checkStatusConfig(ptr0, len0, ptr1, len1);
-        var ptr3 = ret[0];
-        var len3 = ret[1];
-        if (ret[3]) {
-            ptr3 = 0; len3 = 0;
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        deferred4_0 = ptr3;
-        deferred4_1 = len3;
-        return getStringFromWasm0(ptr3, len3);
-    } finally {
-        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
-    }
-}
-exports.checkStatusConfig = checkStatusConfig;
 
 /**
  * The language routing table in a command file's frontmatter (JSON), if it has one.

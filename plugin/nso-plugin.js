@@ -231,10 +231,9 @@ export function createNso({ directory, worktree, client } = {}) {
       // now, so a mistake in it fails closed at once.
       state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query)));
       if (state.config.status) {
-        const [problem] = JSON.parse(loadWorkflowCore().checkStatusConfig(CONFIG_FILE, text));
+        const [problem] = JSON.parse(withWorkflow((wf) => wf.statusProblems()));
         if (problem) {
           state.engine.free?.();
-          state.engine = null;
           return fail(problem.code, `${CONFIG_FILE}: ${problem.path}: ${problem.problem}`, problem.fix);
         }
       }

@@ -8,7 +8,6 @@ import path from "node:path";
 
 export const TASKS_DIR = ".opencode/context/active_tasks";
 export const TEMPLATES_DIR = ".opencode/nso/templates";
-const TASK_FILES = ["contract", "status", "result", "questions"];
 
 /** A refusal the agent reads as the tool's result. */
 class ToolRefusal extends Error {}
@@ -39,9 +38,14 @@ function strings(args, key, { max = 200 } = {}) {
   return items.map((s) => s.trim()).filter(Boolean);
 }
 
-/** `2026-11-22T10:20:30Z` (no milliseconds), and `20261122`. */
-export function clock(now = new Date()) {
-  const iso = now.toISOString().replace(/\.\d{3}Z$/, "Z");
+/** ISO 8601 time without milliseconds (`2026-01-03T18:18:35Z`), as the core expects. */
+export function isoNow(date = new Date()) {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** `isoNow()` and the same day as `20261122` (task ids). */
+function clock() {
+  const iso = isoNow();
   return { iso, ymd: iso.slice(0, 10).replaceAll("-", "") };
 }
 
@@ -390,5 +394,3 @@ export function languageRoute(wf, root, command, task, { state, todo } = {}) {
   const route = JSON.parse(wf.routeLanguage(JSON.stringify(tables), command, language.language));
   return { language, route };
 }
-
-export { TASK_FILES };

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadWorkflowCore, reloadCore, realPathInfo, forgetRealPaths } from "./nso-plugin.js";
+import { isoNow } from "./nso-tools.js";
 
 // Web Crypto and plain timers instead of node:crypto and node:timers/promises: importing
 // those costs several milliseconds in Bun, and the plugin's start pays for its imports.
@@ -505,11 +506,6 @@ function verify(root, writes, moves) {
       throw syncError("sync_verify_failed", m.to, `${m.from} was not moved here; move it by hand.`);
     }
   }
-}
-
-/** ISO 8601 time without milliseconds (`2026-01-03T18:18:35Z`), as the core expects. */
-export function isoNow(date = new Date()) {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**

@@ -42,10 +42,7 @@ impl Workflow {
     #[wasm_bindgen(js_name = checkStatusEdit)]
     pub fn check_status_edit(&self, query_json: &str) -> Result<String, JsValue> {
         let query: crate::authority::StatusQuery = from_json("status query", query_json)?;
-        let compiled = self
-            .status
-            .get_or_init(|| status::parse_nso_json(&self.config_file, self.config_text.as_deref()));
-        let answer = match compiled {
+        let answer = match self.status() {
             Ok(config) => status::oracle::answer(&query, config),
             Err(e) => crate::authority::StatusAnswer {
                 allowed: false,
@@ -55,6 +52,23 @@ impl Workflow {
             },
         };
         json(&answer)
+    }
+
+    /// Problems of the `status` section of the config (`[]` when valid or absent), each
+    /// `{code, path, problem, fix}` (for `nso check` and the plugin's load). The machines
+    /// compiled here serve the later status checks.
+    #[wasm_bindgen(js_name = statusProblems)]
+    pub fn status_problems(&self) -> Result<String, JsValue> {
+        match self.status() {
+            Ok(_) => Ok("[]".to_string()),
+            Err(e) => json(&[e]),
+        }
+    }
+
+    /// The status machines of the config, compiled on first use.
+    fn status(&self) -> &Result<status::StatusConfig, status::StatusConfigError> {
+        self.status
+            .get_or_init(|| status::parse_nso_json(&self.config_file, self.config_text.as_deref()))
     }
 
     /// Routes a message: `source` is `user` for the person's own words, else who wrote it;
@@ -335,17 +349,4 @@ pub fn validate_task_id(id: &str) -> Result<(), JsValue> {
     crate::task_id::validate_task_id(id)
         .map(|_| ())
         .map_err(|e| js_error(e.code, &e.to_string()))
-}
-
-/// Problems of the `status` section of `.opencode/nso.json` (`[]` when valid or absent), each
-/// `{code, path, problem, fix}` (for `nso check` and the plugin's load).
-#[wasm_bindgen(js_name = checkStatusConfig)]
-pub fn check_status_config(
-    config_file: &str,
-    config_text: Option<String>,
-) -> Result<String, JsValue> {
-    match status::parse_nso_json(config_file, config_text.as_deref()) {
-        Ok(_) => Ok("[]".to_string()),
-        Err(e) => json(&[e]),
-    }
 }

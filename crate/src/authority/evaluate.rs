@@ -28,20 +28,7 @@ impl Engine {
             let old = self
                 .content(req, ctx.abs.as_deref(), ctx.given)
                 .ok_or("NSO did not receive the file's current content, so it cannot check that only checkboxes change")?;
-            let src_old;
-            let base_old = match &op.change {
-                Change::Hunks {
-                    from: Some(src), ..
-                } => {
-                    let l = self.base_roots(req, roots, op).locate(src);
-                    src_old = self
-                        .content(req, roots.absolute_of(&l).as_deref(), src)
-                        .ok_or("NSO did not receive the moved file's content")?;
-                    src_old
-                }
-                _ => old,
-            };
-            let new = new_content(&op.change, base_old)
+            let new = new_content(&op.change, self.change_base(req, roots, op, old)?)
                 .map_err(|e| format!("NSO cannot check the change: {e}"))?;
             only_ticks(old, &new).map_err(|line| {
                 format!("line {line} changes more than a `- [ ]` → `- [x]` checkbox")
@@ -134,32 +121,22 @@ impl Engine {
                     ));
                     String::new()
                 }
-                Change::Hunks {
-                    from: Some(src), ..
-                } => {
-                    let l = self.base_roots(req, roots, op).locate(src);
-                    let src_old = self
-                        .content(req, roots.absolute_of(&l).as_deref(), src)
-                        .ok_or_else(|| {
-                            fail("NSO did not receive the moved file's content".to_string())
-                        })?;
-                    new_content(&op.change, src_old).map_err(|e| {
+                change => {
+                    let base = self
+                        .change_base(req, roots, op, old.unwrap_or(""))
+                        .map_err(|e| fail(e.to_string()))?;
+                    new_content(change, base).map_err(|e| {
                         fail(format!("NSO cannot compute the new content of {rel}: {e}"))
                     })?
                 }
-                change => new_content(change, old.unwrap_or("")).map_err(|e| {
-                    fail(format!("NSO cannot compute the new content of {rel}: {e}"))
-                })?,
             }
         };
         // The agent's own name first, then those it is `like` (it may make their moves).
         let p = &self.policy;
-        let mut agents = vec![p.agents[agent].name.clone()];
-        let mut like = p.agents[agent].like;
-        while let Some(l) = like.filter(|_| agents.len() <= p.agents.len()) {
-            agents.push(p.agents[l].name.clone());
-            like = p.agents[l].like;
-        }
+        let agents = p
+            .like_chain(agent)
+            .map(|a| p.agents[a].name.clone())
+            .collect();
         let answer = self.status_answer(&super::engine::StatusQuery {
             file: rel.to_string(),
             old: old.map(str::to_string),
@@ -206,23 +183,34 @@ impl Engine {
                 "NSO did not receive the file's current content, so it cannot check that it is kept"
                     .to_string()
             })?;
-        let base_old = match &op.change {
-            Change::Hunks {
-                from: Some(src), ..
-            } => {
-                let l = self.base_roots(req, roots, op).locate(src);
-                self.content(req, roots.absolute_of(&l).as_deref(), src)
-                    .ok_or_else(|| "NSO did not receive the moved file's content".to_string())?
-            }
-            _ => old,
-        };
-        let new = new_content(&op.change, base_old)
+        let new = new_content(&op.change, self.change_base(req, roots, op, old)?)
             .map_err(|e| format!("NSO cannot check the change: {e}"))?;
         if keeps_prefix(old, &new) {
             Ok(())
         } else {
             let line = first_diff_line(old, &new);
             Err(format!("the change rewrites existing content (line {line} differs); only additions at the end are allowed"))
+        }
+    }
+
+    /// The text a change applies to: the file's own `old` content, or for a patch that moves
+    /// a file onto this path, the moved file's content.
+    fn change_base<'r>(
+        &self,
+        req: &'r Request,
+        roots: &Roots,
+        op: &ToolOp,
+        old: &'r str,
+    ) -> Result<&'r str, &'static str> {
+        match &op.change {
+            Change::Hunks {
+                from: Some(src), ..
+            } => {
+                let l = self.base_roots(req, roots, op).locate(src);
+                self.content(req, roots.absolute_of(&l).as_deref(), src)
+                    .ok_or("NSO did not receive the moved file's content")
+            }
+            _ => Ok(old),
         }
     }
 

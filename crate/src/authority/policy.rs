@@ -336,22 +336,20 @@ impl Policy {
         &self.index[agent * SLOTS + slot]
     }
 
+    /// `agent`, then the agents it is `like`, nearest first (bounded, so a cycle the merge
+    /// missed cannot loop).
+    pub(crate) fn like_chain(&self, agent: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(agent), |&i| self.agents[i].like).take(self.agents.len() + 1)
+    }
+
     /// The default effect for (agent, slot) and where it was set.
     pub(crate) fn default_for(&self, agent: Option<usize>, slot: usize) -> (Effect, &str) {
         let cat = default_category(slot);
-        let mut a = agent;
-        let mut hops = 0;
-        while let Some(i) = a {
-            if let Some((e, s)) = &self.agents[i].defaults[cat] {
-                return (*e, s);
-            }
-            a = self.agents[i].like;
-            hops += 1;
-            if hops > self.agents.len() {
-                break;
-            }
-        }
-        let (e, s) = &self.defaults[cat];
+        let own = agent
+            .into_iter()
+            .flat_map(|a| self.like_chain(a))
+            .find_map(|i| self.agents[i].defaults[cat].as_ref());
+        let (e, s) = own.unwrap_or(&self.defaults[cat]);
         (*e, s)
     }
 

@@ -199,30 +199,31 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Collects the `$...` and backtick substitutions from `start` to the current end into
+    /// `acc`, with quotes taken literally (heredoc bodies, arithmetic).
+    pub(super) fn scan_subs(&mut self, acc: &mut Acc<'a>, start: usize) -> PResult<()> {
+        let mut p = start;
+        loop {
+            match self.byte(p) {
+                None => return Ok(()),
+                Some(b'\\') => p += 2,
+                Some(b'$') => p = self.dollar(acc, p, true)?,
+                Some(b'`') => {
+                    let (text, q) = self.backtick(p + 1, true)?;
+                    acc.subs.push(Sub::Backtick(text));
+                    p = q;
+                }
+                Some(_) => p += 1,
+            }
+        }
+    }
+
     /// Substitutions in an unquoted heredoc body (`$(...)`, backticks; quotes are literal).
     fn heredoc_subs(&mut self, start: usize, end: usize) -> PResult<Vec<Sub<'a>>> {
         let (saved_pos, saved_end) = (self.pos, self.end);
         self.set_end(end);
         let mut acc = Acc::scratch(start);
-        let mut p = start;
-        let result = loop {
-            match self.byte(p) {
-                None => break Ok(()),
-                Some(b'\\') => p += 2,
-                Some(b'$') => match self.dollar(&mut acc, p, true) {
-                    Ok(q) => p = q,
-                    Err(e) => break Err(e),
-                },
-                Some(b'`') => match self.backtick(p + 1, true) {
-                    Ok((text, q)) => {
-                        acc.subs.push(Sub::Backtick(text));
-                        p = q;
-                    }
-                    Err(e) => break Err(e),
-                },
-                Some(_) => p += 1,
-            }
-        };
+        let result = self.scan_subs(&mut acc, start);
         self.pos = saved_pos;
         self.set_end(saved_end);
         result.map(|()| acc.subs)

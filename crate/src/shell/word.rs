@@ -564,25 +564,7 @@ impl<'a> Parser<'a> {
         self.enter()?;
         self.set_end(inner_end);
         let mut acc = Acc::scratch(from);
-        let mut p = from;
-        let result = loop {
-            match self.byte(p) {
-                None => break Ok(()),
-                Some(b'\\') => p += 2,
-                Some(b'$') => match self.dollar(&mut acc, p, true) {
-                    Ok(q) => p = q,
-                    Err(e) => break Err(e),
-                },
-                Some(b'`') => match self.backtick(p + 1, true) {
-                    Ok((text, q)) => {
-                        acc.subs.push(Sub::Backtick(text));
-                        p = q;
-                    }
-                    Err(e) => break Err(e),
-                },
-                Some(_) => p += 1,
-            }
-        };
+        let result = self.scan_subs(&mut acc, from);
         self.set_end(saved_end);
         self.pos = end.max(saved_pos);
         self.leave();
