@@ -3,7 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { loadCore, loadWorkflowCore, gatherLookups } from "../plugin/nso-plugin.js";
+import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
+import { gatherLookups } from "../plugin/files.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { runStatusSync, recoverStatusSync } from "../plugin/status-sync.js";
 

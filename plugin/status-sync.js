@@ -5,7 +5,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadWorkflowCore, reloadCore, realPathInfo, forgetRealPaths } from "./nso-plugin.js";
+import { loadWorkflowCore, reloadCore } from "./core-loader.js";
+import { realPathInfo, forgetRealPaths } from "./files.js";
 import { isoNow } from "./nso-tools.js";
 
 // Web Crypto and plain timers instead of node:crypto and node:timers/promises: importing

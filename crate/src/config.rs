@@ -113,7 +113,7 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// The intent router's configuration (keywords, weights, thresholds, handlers).
     #[serde(skip)]
-    pub routing: crate::router::RoutingConfig,
+    pub routing: crate::routing::router::RoutingConfig,
     /// The authority policy section, passed to the authority engine as it is.
     #[serde(skip)]
     pub authority: Value,
@@ -132,7 +132,7 @@ impl Default for Config {
             log_dir: ".opencode/logs".to_string(),
             delegation: DelegationConfig::default(),
             tools: ToolsConfig::default(),
-            routing: crate::router::RoutingConfig::default(),
+            routing: crate::routing::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
             status: None,
         }
@@ -274,17 +274,18 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
         }
     }
     if let Some(v) = top.get("routing") {
-        config.routing = crate::router::RoutingConfig::from_json(v).map_err(|e| ConfigError {
-            code: "config_routing",
-            file: file.to_string(),
-            path: if e.path.is_empty() {
-                "routing".into()
-            } else {
-                format!("routing.{}", e.path)
-            },
-            problem: e.problem,
-            fix: e.fix,
-        })?;
+        config.routing =
+            crate::routing::router::RoutingConfig::from_json(v).map_err(|e| ConfigError {
+                code: "config_routing",
+                file: file.to_string(),
+                path: if e.path.is_empty() {
+                    "routing".into()
+                } else {
+                    format!("routing.{}", e.path)
+                },
+                problem: e.problem,
+                fix: e.fix,
+            })?;
     }
     if let Some(v) = top.get("authority") {
         ctx.object(v, "authority")?;

@@ -1,29 +1,22 @@
 //! NSO core: the decisions behind the NSO governance plugin for OpenCode.
 //!
 //! Pure logic: text and structures in, decisions out. No file, clock or process I/O happens
-//! here; the JS shim (`plugin/nso-plugin.js`) does that and calls in through the one wasm
-//! boundary module ([`wasm`], compiled only for wasm targets).
+//! here; the JS shim (`plugin/nso-plugin.js`) does that and calls in through one thin
+//! boundary per wasm package ([`boundary`], compiled only for wasm targets). The modules are
+//! the capabilities: [`authority`] (who may do what, with [`shell`] reading bash commands),
+//! [`routing`], [`contracts`] (task contracts and delegations), [`status`] (status machines and
+//! the atomic TODO.md/state.json sync), [`session`] (session start), over [`config`] and
+//! [`documents`] (Markdown and frontmatter).
 
 pub mod authority;
+pub mod boundary;
 pub mod config;
-pub mod contract;
-pub mod delegation;
-pub mod frontmatter;
-pub mod language;
-pub mod markdown;
-pub mod router;
+pub mod contracts;
+pub mod documents;
+pub mod routing;
 pub mod session;
 pub mod shell;
 pub mod status;
-pub mod task_id;
-pub mod template;
-
-#[cfg(all(target_family = "wasm", not(feature = "workflow")))]
-mod wasm;
-#[cfg(target_family = "wasm")]
-mod wasm_common;
-#[cfg(all(target_family = "wasm", feature = "workflow"))]
-mod wasm_workflow;
 
 /// The version of this core, as shown in logs and the init marker.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,8 +1,8 @@
 //! Task files: the techspec's samples (copied verbatim into tests/fixtures/seed_*.md),
 //! golden renders, round trips, hand-edited variants and precise errors.
 
-use nso::contract::*;
-use nso::template::{self, default_template, TemplateKind, TemplateValue, Vars};
+use nso::contracts::contract::*;
+use nso::contracts::template::{self, default_template, TemplateKind, TemplateValue, Vars};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(

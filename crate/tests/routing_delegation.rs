@@ -1,7 +1,7 @@
 //! Post-delegation checks, JSON returns (seed examples in tests/fixtures/seed_return_*.json)
 //! and delegation-chain safety.
 
-use nso::delegation::*;
+use nso::contracts::delegation::*;
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!(

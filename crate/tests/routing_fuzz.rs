@@ -3,7 +3,9 @@
 //! (exact round trips are checked on generated structs in tests/property.rs; arbitrary
 //! fragments can put Markdown syntax into plain-text fields, where it is not kept).
 
-use nso::{contract, delegation, frontmatter, language, markdown, router, template};
+use nso::contracts::{contract, delegation, template};
+use nso::documents::{frontmatter, markdown};
+use nso::routing::{language, router};
 use std::collections::BTreeMap;
 
 struct Rng(u64);

@@ -1,7 +1,7 @@
 //! Language routing: command frontmatter (seed examples copied verbatim into
 //! tests/fixtures/seed_command_*.md), routing decisions and language detection.
 
-use nso::language::*;
+use nso::routing::language::*;
 use std::collections::BTreeMap;
 
 fn fixture(name: &str) -> String {

@@ -6,7 +6,7 @@
 //! values are plain text (no Markdown syntax), list items do not start with block syntax,
 //! free text has no `#`/`##` headings or setext underlines.
 
-use nso::contract::*;
+use nso::contracts::contract::*;
 
 struct Rng(u64);
 

@@ -1,7 +1,7 @@
 //! Router tests. Expected scores are computed by hand from the documented formula with the
 //! default config (fullScore 6, threshold 0.5) and the keyword weights listed in the comments.
 
-use nso::router::*;
+use nso::routing::router::*;
 use serde_json::json;
 
 fn user(message: &str) -> RouteDecision {

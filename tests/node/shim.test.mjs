@@ -125,11 +125,8 @@ test("an invalid config fails closed for write-class tools and says how to fix i
 test("a core that cannot load fails closed and names the fix", async () => {
   const dir = makeProject();
   const copy = makeProject();
-  fs.mkdirSync(path.join(copy, "plugin"));
   fs.mkdirSync(path.join(copy, "pkg"));
-  for (const f of fs.readdirSync(new URL("../../plugin/", import.meta.url))) {
-    fs.copyFileSync(new URL(`../../plugin/${f}`, import.meta.url), path.join(copy, "plugin", f));
-  }
+  fs.cpSync(new URL("../../plugin/", import.meta.url), path.join(copy, "plugin"), { recursive: true });
   for (const f of ["nso.js", "package.json"]) {
     fs.copyFileSync(new URL(`../../pkg/${f}`, import.meta.url), path.join(copy, "pkg", f));
   }

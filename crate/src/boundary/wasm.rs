@@ -1,7 +1,7 @@
 //! The one wasm boundary: every `#[wasm_bindgen]` item lives here. Each export parses its
 //! input, calls the core and converts the output; no decisions are made in this file.
 
-use crate::wasm_common::{js_error, json};
+use super::common::{js_error, json};
 use crate::{authority, config, session};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

@@ -7,7 +7,7 @@
 //! facts to [`check_delegation`] / [`validate_json_return`]. A path without a fact counts as
 //! unverified, never as present.
 
-use crate::contract::{self, ParseError, ResultStatus, TaskResult};
+use crate::contracts::contract::{self, ParseError, ResultStatus, TaskResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

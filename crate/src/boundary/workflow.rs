@@ -3,8 +3,10 @@
 //! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
 //! Each export parses its input, calls the core and converts the output.
 
-use crate::wasm_common::{js_error, json};
-use crate::{config, contract, delegation, language, router, status};
+use super::common::{js_error, json};
+use crate::contracts::{contract, delegation};
+use crate::routing::{language, router};
+use crate::{config, status};
 use wasm_bindgen::prelude::*;
 
 fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, JsValue> {
@@ -339,14 +341,14 @@ pub fn new_task_id(
     title: &str,
     random6: &str,
 ) -> Result<String, JsValue> {
-    crate::task_id::task_id(workflow, date_yyyymmdd, title, random6)
+    crate::contracts::task_id::task_id(workflow, date_yyyymmdd, title, random6)
         .map_err(|e| js_error(e.code, &e.to_string()))
 }
 
 /// Checks a task id; throws with `code` and the reason when it is malformed.
 #[wasm_bindgen(js_name = validateTaskId)]
 pub fn validate_task_id(id: &str) -> Result<(), JsValue> {
-    crate::task_id::validate_task_id(id)
+    crate::contracts::task_id::validate_task_id(id)
         .map(|_| ())
         .map_err(|e| js_error(e.code, &e.to_string()))
 }

@@ -13,8 +13,8 @@
 //! The language of a task comes, in this order, from its state.json (`language`), from the
 //! TODO.md entry of the task (`- **Language**: lean`), else it is `general`.
 
-use crate::frontmatter::{self, FrontmatterError, Yaml};
-use crate::markdown::{self, Block, Document};
+use crate::documents::frontmatter::{self, FrontmatterError, Yaml};
+use crate::documents::markdown::{self, Block, Document};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -132,7 +132,7 @@ fn agent_name(file: &str, path: &str, line: usize, v: &Yaml) -> Result<String, F
 /// Reads the routing table from a command file's YAML frontmatter.
 ///
 /// `Ok(None)` when the file has no frontmatter or no `routing` key. Only the `routing`
-/// entry must be in the YAML subset of [`crate::frontmatter`]; other keys may use any YAML.
+/// entry must be in the YAML subset of [`crate::documents::frontmatter`]; other keys may use any YAML.
 /// Errors: an unclosed frontmatter, a malformed `routing` entry, `language_based` not
 /// `true`/`false`, a missing `default`, an invalid agent name, language keys without
 /// `language_based`, or a language given twice (keys compare case-insensitively).

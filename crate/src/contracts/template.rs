@@ -107,7 +107,7 @@ impl TemplateKind {
 /// Taken from the techspec's appendix (section 12) with these changes, all needed so that
 /// every struct field has a place and render → parse gives the same data:
 /// - contract: `Delegated By | Oracle` became `{{delegated_by}}`; the five fixed
-///   instructions became `{{instructions}}` (the defaults are [`crate::contract::DEFAULT_INSTRUCTIONS`]);
+///   instructions became `{{instructions}}` (the defaults are [`crate::contracts::contract::DEFAULT_INSTRUCTIONS`]);
 ///   `{{extra_fields}}` and `{{extra_sections}}` were added.
 /// - status: `{{PENDING | IN_PROGRESS | …}}` became `{{status}}`; a `Progress` field (from the
 ///   section 3.3 sample) and `{{extra_fields}}`/`{{extra_sections}}` were added.
@@ -252,7 +252,7 @@ pub fn render(template: &str, vars: &Vars) -> Result<String, TemplateError> {
 /// Like [`render`], then tidies the template's own layout without touching inserted values:
 /// a line holding nothing but placeholders whose values are empty is dropped, runs of blank
 /// lines are collapsed to one, trailing spaces are trimmed and the text ends with one newline.
-/// The typed `render_*` functions of [`crate::contract`] use this.
+/// The typed `render_*` functions of [`crate::contracts::contract`] use this.
 pub fn render_compact(template: &str, vars: &Vars) -> Result<String, TemplateError> {
     const OPEN: char = '\u{E000}';
     const CLOSE: char = '\u{E001}';

@@ -26,7 +26,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FrontmatterError {
     /// Stable code: `frontmatter_unclosed`, `frontmatter_syntax`, `frontmatter_unsupported`,
-    /// or (from [`crate::language`]) `routing_table_invalid`.
+    /// or (from [`crate::routing::language`]) `routing_table_invalid`.
     pub code: &'static str,
     /// The file (as passed in).
     pub file: String,
@@ -83,7 +83,7 @@ fn err(code: &'static str, file: &str, line: usize, message: String) -> Frontmat
 /// Finds the frontmatter: a `---` line at the very start, YAML, then a `---` (or `...`)
 /// line. `Ok(None)` when the file does not start with `---`.
 pub fn extract(file: &str, text: &str) -> Result<Option<Frontmatter>, FrontmatterError> {
-    let text = crate::markdown::normalize(text);
+    let text = crate::documents::markdown::normalize(text);
     let first = text.split('\n').next().unwrap_or("");
     if first.trim_end() != "---" {
         return Ok(None);

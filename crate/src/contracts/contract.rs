@@ -1,7 +1,7 @@
 //! Task contract files: `contract.md`, `status.md`, `result.md` and `questions.md` in
 //! `.opencode/context/active_tasks/{task_id}/` (techspec section 3.3): typed data, parsing
-//! (pulldown-cmark, through [`crate::markdown`]) and rendering through a template
-//! ([`crate::template`]), plus task ids (re-exported from [`crate::task_id`]).
+//! (pulldown-cmark, through [`crate::documents::markdown`]) and rendering through a template
+//! ([`crate::contracts::template`]), plus task ids (re-exported from [`crate::contracts::task_id`]).
 //!
 //! Parsing is tolerant of hand edits: fields may be `- Key: value` bullets (bold keys,
 //! extra spaces and any case allowed), paragraph lines or rows of a two-column table;
@@ -17,13 +17,13 @@
 //! survives unchanged; fields and table cells are kept as plain text (markup removed).
 //! Preamble text that is not a field is not kept (except the questions.md agent sentence).
 
-use crate::markdown::{self, Block, Document, Field, ListItem, Section};
-use crate::template::{self, TemplateError, TemplateKind, TemplateValue, Vars};
+use crate::contracts::template::{self, TemplateError, TemplateKind, TemplateValue, Vars};
+use crate::documents::markdown::{self, Block, Document, Field, ListItem, Section};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 
-pub use crate::task_id::{task_id, validate_task_id, TaskIdError, TaskIdParts};
+pub use crate::contracts::task_id::{task_id, validate_task_id, TaskIdError, TaskIdParts};
 
 /// The instructions of the techspec's contract template, used by [`Contract::new`].
 pub const DEFAULT_INSTRUCTIONS: [&str; 5] = [

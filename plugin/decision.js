@@ -1,0 +1,70 @@
+// The decision path of one tool call: the request the core decides, the lookups it asks for
+// (real paths behind symlinks, current contents, existence), the refusal thrown to the host,
+// and the log lines. Host-independent.
+import { gatherLookups, realPathInfo } from "./files.js";
+
+/** Tools that only read; everything else is write-class and fails closed when NSO is down. */
+export const READ_TOOLS = new Set([
+  "read", "glob", "grep", "list", "webfetch", "websearch", "codesearch",
+  "todoread", "todowrite", "skill", "question", "lsp", "invalid",
+]);
+/** Arguments of the common file tools whose real path is resolved before asking. */
+const PATH_ARGS = ["filePath", "path"];
+const MAX_LOOKUP_ROUNDS = 3;
+
+/** The error a host adapter throws (or reports) to refuse a call; its message is NSO's. */
+export function blockError(message) {
+  const error = new Error(message);
+  error.name = "NSOBlock";
+  return error;
+}
+
+/** What agents read while NSO cannot enforce (a config error, a core that did not load). */
+export function notEnforcingText(failure) {
+  return `NSO is not enforcing its rules: ${failure.message} Until this is fixed, NSO refuses ` +
+    `write-class tools (fail closed). Fix: ${failure.fix}`;
+}
+
+/**
+ * Real paths and existence of the usual path arguments, so most calls need one round:
+ * the core asks for what is still missing. Relative paths are taken from `baseDir`.
+ */
+export function preResolve(request, baseDir) {
+  for (const key of PATH_ARGS) {
+    const given = request.args?.[key];
+    if (typeof given === "string" && given && !given.startsWith("~")) {
+      const [real, exists] = realPathInfo(given.startsWith("/") ? given : `${baseDir}/${given}`);
+      request.resolved[given] = real;
+      request.exists[given] = exists;
+    }
+  }
+}
+
+/**
+ * Asks the core (`ask(json)` returns its JSON reply, or undefined for a plain allow),
+ * answering what it needs to know first. Returns the decision, or undefined for a plain
+ * allow; a core that keeps asking is a refusal (fail closed).
+ */
+export function decideWithLookups(ask, request) {
+  request.resolved = {};
+  request.contents = {};
+  request.exists = {};
+  preResolve(request, request.directory);
+  for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
+    const json = ask(JSON.stringify(request));
+    if (json === undefined) return undefined;
+    const reply = JSON.parse(json);
+    if (!reply.need) return reply;
+    gatherLookups(request, reply.need);
+  }
+  return { verdict: "block", ruleId: "nso.lookup", message: `NSO blocked ${request.tool}: NSO could not ` +
+    `gather what it needs to decide on this call (fail closed). Report this to your caller.` };
+}
+
+/** The `nso.log` lines of a decision: the verdict line, then the core's extra lines. */
+export function decisionLogLines(decision, tool, agent, time) {
+  const line = `${time} ${decision.verdict} ${tool} @${agent ?? "?"} ${decision.ruleId ?? ""}` +
+    (decision.unclassified ? " (unclassified tool)" : "") +
+    (decision.notices?.length ? ` reminder: ${decision.notices.join(" | ")}` : "");
+  return [line, ...(decision.log ?? []).map((extra) => `${time} ${extra}`)];
+}

@@ -1,0 +1,113 @@
+// The file system as NSO's decisions see it: the project root, real locations behind
+// symlinks (cached between calls), and the lookups the core asks for.
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * The project root for `.opencode/`: OpenCode's worktree (git root), else its directory,
+ * else the process's working directory. OpenCode reports worktree "/" outside git.
+ */
+export function projectRoot({ directory, worktree } = {}) {
+  if (worktree && worktree !== "/" && fs.existsSync(worktree)) return path.resolve(worktree);
+  if (directory) return path.resolve(directory);
+  return process.cwd();
+}
+
+/** A file's text, or undefined when it (or a folder on its way) does not exist. */
+export function readText(file) {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Real locations of folders, cached between tool calls: every call resolves its paths, and
+ * libc realpath costs several syscalls. The cache is cleared whenever something may have
+ * changed the file system (a write-class tool finished, the host reported a file event).
+ */
+const realDirs = new Map();
+
+/** Forgets cached folder locations (after anything that may have changed the tree). */
+export function forgetRealPaths() {
+  realDirs.clear();
+}
+
+// Paths here are absolute and normalised (path.resolve ran first), so plain slicing at the
+// last "/" replaces path.dirname/basename/join on this per-call path.
+const parentOf = (p) => (p.lastIndexOf("/") <= 0 ? "/" : p.slice(0, p.lastIndexOf("/")));
+const nameOf = (p) => p.slice(p.lastIndexOf("/") + 1);
+const joinTo = (dir, name) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+
+function realDir(dir) {
+  let real = realDirs.get(dir);
+  if (real === undefined) {
+    if (dir === "/") real = dir;
+    else {
+      const base = realDir(parentOf(dir));
+      real = resolveLink(base, joinTo(base, nameOf(dir)))[0];
+    }
+    realDirs.set(dir, real);
+  }
+  return real;
+}
+
+/**
+ * `[real path, exists]` of `candidate` (inside the real folder `dir`), following a symlink in
+ * its last part; one lstat when it is not a link.
+ */
+function resolveLink(dir, candidate, depth = 0) {
+  const stat = fs.lstatSync(candidate, { throwIfNoEntry: false });
+  if (!stat) return [candidate, false];
+  if (!stat.isSymbolicLink() || depth > 40) return [candidate, true];
+  let target;
+  try {
+    target = fs.readlinkSync(candidate);
+  } catch {
+    return [candidate, true];
+  }
+  const next = path.resolve(dir, target);
+  const nextDir = realDir(parentOf(next));
+  return resolveLink(nextDir, joinTo(nextDir, nameOf(next)), depth + 1);
+}
+
+/**
+ * `[real path, exists]` of the absolute path `abs`: symlinks in every folder on the way and
+ * in the last part are followed (a dangling link: where a write would land, not existing);
+ * parts that do not exist yet are kept as written. Never throws.
+ */
+export function realPathInfo(abs) {
+  // Normalise only what may need it ("/." also catches "/./" and "/../").
+  const plain = abs.startsWith("/") && !abs.includes("/.") && !abs.includes("//") && !abs.endsWith("/");
+  const clean = plain ? abs : path.resolve(abs);
+  if (clean === "/") return ["/", true];
+  const dir = realDir(parentOf(clean));
+  return resolveLink(dir, joinTo(dir, nameOf(clean)));
+}
+
+/** The real location of the absolute path `abs` (see {@link realPathInfo}). */
+export function realPath(abs) {
+  return realPathInfo(abs)[0];
+}
+
+/** Answers the core's lookups `{resolve, content, exists}` into `request`'s maps. */
+export function gatherLookups(request, need) {
+  request.resolved ??= {};
+  request.contents ??= {};
+  request.exists ??= {};
+  for (const p of need.resolve) request.resolved[p] = realPath(p);
+  for (const p of need.content) request.contents[p] = readText(p) ?? null;
+  for (const p of need.exists) request.exists[p] = fs.existsSync(p);
+}
+
+/** Whether each path (relative to `root`, or absolute) exists, and its size. */
+export function fileFacts(root, paths) {
+  const facts = {};
+  for (const p of paths) {
+    const stat = fs.statSync(path.resolve(root, p), { throwIfNoEntry: false });
+    facts[p] = { exists: Boolean(stat), size: stat?.isFile() ? stat.size : 0 };
+  }
+  return facts;
+}

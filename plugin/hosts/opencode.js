@@ -1,0 +1,118 @@
+// The OpenCode host adapter: wires OpenCode 1.18's hooks to a host-independent NSO instance
+// (../nso.js), and works out who is calling from OpenCode's events. Facts about the host it
+// relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
+import { forgetRealPaths } from "../files.js";
+import { CONFIG_FILE, createNso } from "../nso.js";
+import { nsoTools } from "../nso-tools.js";
+
+/** Agents OpenCode uses for its own requests on a user's session: never the caller. */
+export const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
+const AGENT_LOOKUP_TIMEOUT_MS = 2000;
+
+/** The caller named by OpenCode, unless it is one of OpenCode's pseudo-agents. */
+export const realAgent = (agent) => (agent && !PSEUDO_AGENTS.has(agent) ? agent : undefined);
+
+/**
+ * The text of a message's parts and whether the person typed any of it (OpenCode marks
+ * command expansions and injected text `synthetic` or `ignored`).
+ */
+export function messageText(parts) {
+  const list = Array.isArray(parts) ? parts : [];
+  const texts = list.filter((p) => p?.type === "text" && typeof p.text === "string");
+  const typed = texts.filter((p) => !p.synthetic && !p.ignored);
+  return { text: (typed.length ? typed : texts).map((p) => p.text).join("\n"), typed: typed.length > 0 };
+}
+
+/** The agent of the latest user message in OpenCode's `session.messages` reply, if any. */
+export function latestUserAgent(reply) {
+  const messages = Array.isArray(reply) ? reply : reply?.data ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const info = messages[i]?.info ?? messages[i];
+    if (info?.role === "user" && realAgent(info.agent)) return info.agent;
+  }
+  return undefined;
+}
+
+/**
+ * The caller of `sessionID`: the recorded agent; when none was recorded (the plugin loaded
+ * mid-session, e.g. after a restart), asks OpenCode for the session's messages once,
+ * bounded by a timeout.
+ */
+async function callerOf(nso, client, sessionID) {
+  const known = nso.agentOf(sessionID);
+  if (known || !sessionID || typeof client?.session?.messages !== "function") return known;
+  const entry = nso.sessions.entry(sessionID);
+  if (entry.lookedUp) return undefined;
+  entry.lookedUp = true;
+  try {
+    const reply = await Promise.race([
+      client.session.messages({ path: { id: sessionID } }),
+      new Promise((resolve) => setTimeout(resolve, AGENT_LOOKUP_TIMEOUT_MS).unref?.()),
+    ]);
+    const agent = latestUserAgent(reply);
+    nso.noteAgent(sessionID, agent);
+    return agent;
+  } catch (error) {
+    nso.logError(`agent lookup for ${sessionID} failed: ${error.message}`);
+  }
+  return undefined;
+}
+
+/** NSO's tools minus those `tools` in .opencode/nso.json leaves out (read at plugin load). */
+function offeredTools(nso) {
+  const settings = nso.state.config?.tools ?? { enabled: true, exclude: [] };
+  if (!settings.enabled) return {};
+  const all = nsoTools(nso);
+  for (const name of settings.exclude) delete all[name];
+  return all;
+}
+
+/** The OpenCode plugin: wires hooks to an NSO instance for this project. */
+export const NsoPlugin = async (input = {}) => {
+  const nso = createNso({ directory: input.directory, worktree: input.worktree });
+  const client = input.client;
+  const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
+  return {
+    event: async ({ event }) => {
+      try {
+        const props = event?.properties ?? {};
+        if (event?.type === "session.created") nso.sessionCreated(props.info);
+        else if (event?.type === "session.deleted") nso.forgetSession(props.info?.id);
+        else if (event?.type === "message.updated" && props.info?.role === "user") {
+          noteAgent(props.info.sessionID, props.info.agent);
+        } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {
+          forgetRealPaths();
+          if (String(props.file ?? "").endsWith(CONFIG_FILE)) nso.load();
+        }
+      } catch (error) {
+        console.error(`[nso] event ${event?.type}: ${error.message}`);
+      }
+    },
+    "chat.message": async (hookInput, output) => {
+      try {
+        noteAgent(hookInput?.sessionID, output?.message?.agent ?? hookInput?.agent);
+        nso.route({
+          sessionID: hookInput?.sessionID, messageID: output?.message?.id ?? hookInput?.messageID,
+          agent: output?.message?.agent ?? hookInput?.agent, ...messageText(output?.parts),
+        });
+      } catch (error) {
+        console.error(`[nso] chat.message: ${error.message}`); // never throw here: it aborts the run
+      }
+    },
+    "command.execute.before": async (hookInput) => {
+      nso.noteCommand(hookInput?.sessionID, hookInput?.command);
+    },
+    "chat.params": async (hookInput) => {
+      noteAgent(hookInput.sessionID, hookInput.message?.agent);
+    },
+    "experimental.chat.system.transform": async (hookInput, output) => {
+      for (const text of nso.systemText(hookInput.sessionID)) output.system.push(text);
+    },
+    tool: offeredTools(nso),
+    "tool.execute.before": async (hookInput, output) => {
+      const agent = await callerOf(nso, client, hookInput.sessionID);
+      return nso.beforeTool({ ...hookInput, agent }, output);
+    },
+    "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
+  };
+};

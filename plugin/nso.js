@@ -1,0 +1,300 @@
+// One NSO instance per project, independent of the host: the loaded config and policy, the
+// session registry, the decision path of each tool call, session start, and what NSO's own
+// tools need. A host adapter (hosts/opencode.js) turns the host's hooks into these calls.
+import fs from "node:fs";
+import path from "node:path";
+import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
+import { READ_TOOLS, blockError, decideWithLookups, decisionLogLines, notEnforcingText } from "./decision.js";
+import { createDelegations } from "./delegations.js";
+import { forgetRealPaths, projectRoot, readText } from "./files.js";
+import { INIT_DIR, createLogs, stamp } from "./logs.js";
+import { createProjectHooks } from "./project-hooks.js";
+import { routeMessage } from "./routing.js";
+import { SessionRegistry } from "./sessions.js";
+
+export const CONFIG_FILE = ".opencode/nso.json";
+
+/**
+ * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
+ * in tool calls are taken from `directory`.
+ */
+export function createNso({ directory, worktree } = {}) {
+  const root = projectRoot({ directory, worktree });
+  const baseDir = directory ? path.resolve(directory) : root;
+  const sessions = new SessionRegistry();
+  const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set() };
+  const logs = createLogs(root, () => state.config?.logDir);
+  const projectHooks = createProjectHooks(root, () => state.config?.hooks);
+  const delegations = createDelegations({
+    root, sessions, logs, wf: loadWorkflowCore, maxDepth: () => state.config?.delegation?.maxDepth ?? 3,
+  });
+  const pendingNotices = new Map(); // callID -> soft reminders for the result
+
+  function fail(code, message, fix) {
+    state.engine = null;
+    state.failure = { code, message, fix };
+    const line = `${stamp()} NSO NOT ENFORCING (${code}): ${message} Fix: ${fix}`;
+    console.error(`[nso] ${line}`);
+    logs.append("nso-errors.log", line);
+  }
+
+  /** (Re)loads the config and compiles the policy; on failure, records why (fail closed). */
+  function load() {
+    let text;
+    try {
+      text = readText(path.join(root, CONFIG_FILE));
+    } catch (error) {
+      return fail("config_read", `cannot read ${CONFIG_FILE}: ${error.message}.`, "make the file readable or remove it.");
+    }
+    let mod;
+    try {
+      mod = loadCore();
+    } catch (error) {
+      return fail("wasm_load", `the NSO core (pkg/nso_bg.wasm) did not load: ${error.message}.`,
+        "reinstall the nso-opencode package (pkg/ must be complete), or run `npm run build` in the NSO checkout.");
+    }
+    try {
+      state.engine?.free?.();
+      state.engine = new mod.Nso(CONFIG_FILE, text);
+      state.config = state.engine.config();
+      state.configText = text;
+      state.workflow = null; // rebuilt from the new config on next use
+      state.failure = null;
+      // Status machines live in the lazily loaded workflow package: checked there, on the
+      // first edit of a file they govern. A project's own `status` section is validated
+      // now, so a mistake in it fails closed at once.
+      state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query)));
+      if (state.config.status) {
+        const [problem] = JSON.parse(withWorkflow((wf) => wf.statusProblems()));
+        if (problem) {
+          state.engine.free?.();
+          return fail(problem.code, `${CONFIG_FILE}: ${problem.path}: ${problem.problem}`, problem.fix);
+        }
+      }
+    } catch (error) {
+      if (isTrap(error)) reloadCore();
+      fail(error.code ?? "config", error.problem ?? error.message, error.fix ?? `correct ${CONFIG_FILE}.`);
+    }
+  }
+
+  /** Runs `fn(engine)`; after a trap, re-creates the instance so the next call works. */
+  function withEngine(fn) {
+    try {
+      return fn(state.engine);
+    } catch (error) {
+      if (!isTrap(error)) throw error;
+      logs.error(`wasm trap, instance re-created: ${error.message}`);
+      reloadCore();
+      load();
+      throw Object.assign(new Error(`NSO core trapped (${error.message}); it was restarted.`), { code: "trap" });
+    }
+  }
+
+  /**
+   * Runs `fn(workflow)`; after a trap, drops the poisoned package so the next call gets a
+   * fresh one (this call still fails: its caller refuses or logs).
+   */
+  function withWorkflow(fn) {
+    try {
+      state.workflow ??= new (loadWorkflowCore().Workflow)(CONFIG_FILE, state.configText);
+      return fn(state.workflow);
+    } catch (error) {
+      if (isTrap(error)) {
+        logs.error(`workflow package trapped, reloaded: ${error.message}`);
+        state.workflow = null;
+        reloadWorkflowCore();
+      }
+      throw error;
+    }
+  }
+
+  const failureText = () => notEnforcingText(state.failure);
+
+  function logDecision(decision, tool, agent) {
+    for (const line of decisionLogLines(decision, tool, agent, stamp())) logs.decision(line);
+  }
+
+  /** The core's decision on one request (undefined: a plain allow). */
+  const decide = (request) => decideWithLookups((json) => withEngine((e) => e.decide(json)), request);
+
+  // --- session start -----------------------------------------------------------------
+
+  function memoryFiles() {
+    return (state.config?.memory?.files ?? []).map((rel) => {
+      let content = null;
+      try {
+        content = readText(path.join(root, rel)) ?? null;
+      } catch (error) {
+        logs.error(`cannot read memory file ${rel}: ${error.message}`);
+      }
+      return { path: rel, content };
+    });
+  }
+
+  /**
+   * A new session `{id, parentID?, agent?}`: main sessions reload the config and get the
+   * init marker, the alive line and the memory summary; subagent sessions their parent link.
+   */
+  function sessionCreated(info) {
+    if (!info?.id) return;
+    const entry = sessions.created(info);
+    if (info.parentID) return;
+    load(); // a new session picks up config edits
+    const now = stamp();
+    if (!state.engine) {
+      logs.append("plugin_alive.log", `${now} nso session.created ${info.id} NOT ENFORCING`);
+      return;
+    }
+    const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
+    entry.summary = summary.text;
+    try {
+      fs.mkdirSync(path.join(root, INIT_DIR), { recursive: true });
+      fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"), withEngine((e) => e.markerText(info.id, now, summary)));
+    } catch (error) {
+      console.error(`[nso] cannot write the init marker: ${error.message}`);
+    }
+    logs.append("plugin_alive.log", withEngine((e) => e.aliveLine(info.id, now)));
+  }
+
+  function forgetSession(sessionID) {
+    sessions.forget(sessionID);
+    try {
+      state.engine?.forgetSession(sessionID);
+    } catch {
+      // a trapped engine is re-created on its next use
+    }
+  }
+
+  // --- tool calls ------------------------------------------------------------------------
+
+  /**
+   * Before a tool call `{tool, sessionID, callID, agent?}` with `output.args`: the decision,
+   * delegation limits, then the project's pre hooks. Throws NSO's refusal. `agent` defaults
+   * to the session's recorded agent.
+   */
+  async function beforeTool(input, output) {
+    const { tool, sessionID } = input;
+    const args = output.args ?? {};
+    const agent = input.agent ?? sessions.agentOf(sessionID);
+    if (!state.engine) {
+      if (!READ_TOOLS.has(tool)) {
+        logs.decision(`${stamp()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
+        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`);
+      }
+    } else {
+      const decision = decide({ sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root });
+      if (decision) {
+        logDecision(decision, tool, agent);
+        if (decision.verdict === "block") throw blockError(decision.message);
+        if (decision.notices?.length) pendingNotices.set(input.callID, decision.notices);
+      }
+    }
+    if (tool === "task" && state.engine) delegations.before(input, args);
+    for (const file of projectHooks.scripts("pre")) {
+      const result = await projectHooks.run(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
+      if (result.code !== 0) {
+        const rel = path.relative(root, file);
+        const detail = result.output.trim().slice(0, 2000) || "(no output)";
+        logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} hook ${rel} exit ${result.code}`);
+        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
+          `(exit ${result.code}): ${detail}`);
+      }
+    }
+  }
+
+  /**
+   * After a tool call `{tool, sessionID, callID, args}`: delegation verdicts, reminders and
+   * the failure notice appended to `output.output`, then the project's post hooks.
+   */
+  async function afterTool(input, output) {
+    if (!READ_TOOLS.has(input.tool)) forgetRealPaths();
+    if (input.tool === "task") {
+      try {
+        delegations.after(input, output);
+      } catch (error) {
+        logs.error(`delegation check failed: ${error.message}`);
+      }
+    }
+    const notices = pendingNotices.get(input.callID);
+    if (notices) {
+      pendingNotices.delete(input.callID);
+      output.output = `${output.output ?? ""}\n\n${notices.map((n) => `[${n}]`).join("\n")}`;
+    }
+    if (state.failure && !state.failureShown.has(input.sessionID)) {
+      state.failureShown.add(input.sessionID);
+      output.output = `${output.output ?? ""}\n\n[${failureText()}]`;
+    }
+    for (const file of projectHooks.scripts("post")) {
+      const result = await projectHooks.run(file, {
+        event: "post_tool_use", tool: input.tool, sessionID: input.sessionID, callID: input.callID,
+        agent: sessions.agentOf(input.sessionID), args: input.args, output: output.output,
+      });
+      if (result.code !== 0) {
+        logs.decision(`${stamp()} post hook ${path.relative(root, file)} exit ${result.code}: ${result.output.trim().slice(0, 500)}`);
+      }
+    }
+  }
+
+  /** What the agent of `sessionID` sees added to its system prompt. */
+  function systemText(sessionID) {
+    const parts = [];
+    if (state.failure) parts.push(`[${failureText()}]`);
+    const entry = sessionID ? sessions.peek(sessionID) : undefined;
+    if (entry?.summary) parts.push(entry.summary);
+    if (entry?.routeNote) parts.push(entry.routeNote);
+    return parts;
+  }
+
+  /** Routes a message (see routing.js); nothing happens while NSO is not enforcing. */
+  function route(message) {
+    if (!message.sessionID || !state.engine) return;
+    routeMessage({ sessions, logs, route: (...a) => withWorkflow((wf) => wf.route(...a)) }, message);
+  }
+
+  // --- what NSO's own tools need ----------------------------------------------------------
+
+  /**
+   * The refusal text for writing `content` to `rel` (project-relative) as `agent`, from the
+   * same engine as the agents' own calls (authority and status machines), or null.
+   */
+  function authorizeWrite(sessionID, agent, rel, content) {
+    if (!state.engine) return failureText();
+    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root });
+    if (!decision) return null;
+    logDecision(decision, "write (NSO tool)", agent);
+    return decision.verdict === "block" ? decision.message : null;
+  }
+
+  /** Runs an atomic status sync (TODO.md + state.json) as the calling agent. */
+  async function statusSync(ctx, options) {
+    if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
+    const { op, ...args } = options;
+    const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
+    const result = await runStatusSync({
+      worktree: root, op, args, agent: ctx.agent ?? "",
+      authorize: (files) => {
+        for (const f of files) {
+          const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text);
+          if (refusal) throw Object.assign(new Error(refusal), { name: "NSOBlock", code: "authority" });
+        }
+      },
+    });
+    logs.decision(`${stamp()} status sync @${ctx.agent ?? "?"}: ${result.summary}`);
+    return result;
+  }
+
+  load();
+  return {
+    root, sessions, state, load, sessionCreated, forgetSession, beforeTool, afterTool, systemText, route,
+    authorizeWrite, statusSync,
+    agentOf: (id) => sessions.agentOf(id),
+    noteAgent: (id, agent) => sessions.noteAgent(id, agent),
+    noteCommand: (id, command) => {
+      if (id) sessions.entry(id).pendingCommand = command || true;
+    },
+    workflowCore: loadWorkflowCore,
+    configText: () => state.configText,
+    log: (line) => logs.decision(line),
+    logError: (text) => logs.error(text),
+  };
+}
