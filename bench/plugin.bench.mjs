@@ -130,6 +130,15 @@ async function main() {
     writeP50 ??= percentile(t, 50);
     console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
   }
+  // Routing a long message: only the router's scan window crosses into wasm (bounds.js).
+  for (const size of [10_000, 10_000_000]) {
+    const text = "please research the lemma and write a report ".repeat(Math.ceil(size / 46)).slice(0, size);
+    const route = () => hooks["chat.message"]({ sessionID: "ses_route" }, { message: { agent: "build" }, parts: [{ type: "text", text }] });
+    for (let i = 0; i < 300; i++) await route();
+    const t = await perCall(route, 2000);
+    const label = `route a ${size >= 1e6 ? `${size / 1e6} MB` : `${size / 1e3} KB`} message`;
+    console.log(`${label.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
+  }
   const py = pythonBaseline(40);
   console.log(`${"baseline: python3 process per call".padEnd(40)} p50 ${fmt(percentile(py, 50))} µs  p99 ${fmt(percentile(py, 99))} µs`);
   console.log(`ratio (python baseline / NSO write allow, p50): ${Math.round(percentile(py, 50) / writeP50)}x`);

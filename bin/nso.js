@@ -4,21 +4,27 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
+import { boundArgs } from "../plugin/bounds.js";
+import { preResolve } from "../plugin/decision.js";
 import { gatherLookups } from "../plugin/files.js";
+import { createNso } from "../plugin/nso.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
-import { runStatusSync, recoverStatusSync } from "../plugin/status-sync.js";
+import { recoverStatusSync } from "../plugin/status-sync.js";
+import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
 
 const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
   nso explain --agent NAME --tool TOOL [--path P] [--args JSON] [--dir DIR] [--json]
+              (--as-user instead of --agent NAME: the person at the keyboard, see WHO)
   nso explain --command /CMD --task N                     [--dir DIR] [--json]   (as nso route)
   nso route --command /CMD --task N [--state FILE] [--todo FILE] [--dir DIR] [--json]
   nso status check [--todo FILE] [--state FILE] [--dir DIR] [--json]
-  nso status set N STATUS --agent NAME [--artifact PATH]... [--dir DIR] [--json]
-  nso status new --title T [--description D] [--priority P] [--language L] --agent NAME [--dir DIR] [--json]
-  nso status archive [--dir DIR] [--json]
+  nso status set N STATUS (--agent NAME | --as-user) [--artifact PATH]... [--dir DIR] [--json]
+  nso status new --title T [--description D] [--priority P] [--language L] (--agent NAME | --as-user) [--dir DIR] [--json]
+  nso status archive (--agent NAME | --as-user) [--dir DIR] [--json]
   nso status recover [--dir DIR]
   nso check [--dir DIR]
+${CONDUCTOR_USAGE}
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
          may, and why. --command implies --tool bash; --path sets filePath (default tool:
@@ -37,8 +43,9 @@ status check
 status set
          moves task N to STATUS in TODO.md, state.json and the task's project state.json
          (.opencode/specs/NNN_*/state.json) together, or changes nothing: the move must be
-         legal for --agent (the status machine's transitions and role gates); dates are
-         stamped and each --artifact is linked.
+         legal for the caller (the status machine's transitions and role gates) and every
+         file it writes must be allowed to the caller by the authority policy, exactly as
+         for nso_status_set in OpenCode; dates are stamped and each --artifact is linked.
 status new
          adds a task numbered next_project_number (which is incremented) to both files.
 status archive
@@ -50,7 +57,13 @@ status recover
          Exit status of set/new/archive/recover: 0 done, 1 refused (the message names the
          file and line, and what is legal), 2 usage error or missing files.
 check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
-DIR      the project folder (default: the current one); the project root is its git root.`;
+${CONDUCTOR_HELP}
+DIR      the project folder (default: the current one); the project root is its git root.
+WHO      --agent NAME decides as OpenCode's agent NAME would be decided in this project:
+         the same engine, policy and messages (an agent the policy does not know is refused
+         as in OpenCode). --as-user acts for the person at the keyboard with the rights the
+         project gives the person: the agent \`user\` of \`authority.agents\` in
+         .opencode/nso.json (e.g. "user": {"like": "planner"}); without one, refused.`;
 
 function fail(message, code = 2) {
   console.error(message);
@@ -67,6 +80,7 @@ function parseArgs(argv) {
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (arg === "--json") opts.json = true;
+    else if (arg === "--as-user") opts.asUser = true;
     else if (["--agent", "--command", "--tool", "--path", "--args", "--dir", "--session", "--task", "--state", "--todo",
       "--title", "--description", "--priority", "--language", "--artifact"].includes(arg)) {
       if (i + 1 >= rest.length) fail(`nso: ${arg} needs a value\n\n${USAGE}`);
@@ -106,7 +120,7 @@ function loadNso(worktree) {
 function explain(opts) {
   // `--command /research --task 258`: how a language-routed command is routed.
   if (opts.task !== undefined && String(opts.command ?? "").startsWith("/")) return route(opts);
-  if (!opts.agent) fail(`nso explain: --agent is required\n\n${USAGE}`);
+  const who = caller(opts, "explain");
   let tool = opts.tool ?? (opts.command !== undefined ? "bash" : undefined);
   let args = {};
   if (opts.command !== undefined) args.command = opts.command;
@@ -124,16 +138,38 @@ function explain(opts) {
   if (!tool) fail(`nso explain: give --command, --path or --tool\n\n${USAGE}`);
   const { directory, worktree } = project(opts.dir);
   const nso = loadNso(worktree);
-  const request = { sessionId: opts.session ?? "cli", agent: opts.agent, tool, args, directory, worktree };
+  const contentBytes = nso.config().limits.contentBytes;
+  // The same bounds as the plugin's (plugin/bounds.js), so a large input gets one verdict.
+  const request = { sessionId: opts.session ?? "cli", agent: who.agent, tool, args: boundArgs(tool, args, contentBytes), directory, worktree };
+  if (who.asUser && !opts.json) console.log(who.note);
+  // The plugin's first step too (decision.js): real paths and existence of the path arguments.
+  Object.assign(request, { resolved: {}, contents: {}, exists: {} });
+  preResolve(request, directory);
   for (let round = 0; round < 3; round++) {
     const need = JSON.parse(nso.lookups(JSON.stringify(request)));
     if (!need.resolve.length && !need.content.length && !need.exists.length) break;
-    gatherLookups(request, need);
+    gatherLookups(request, need, contentBytes);
   }
   const json = JSON.stringify(request);
   const decision = JSON.parse(nso.evaluate(json));
   console.log(opts.json ? JSON.stringify(decision, null, 2) : nso.explain(json));
   process.exit(decision.verdict === "block" ? 1 : 0);
+}
+
+/**
+ * Who the command acts as: `--agent NAME` (decided as OpenCode's agent NAME), or `--as-user`
+ * (the person at the keyboard, with the rights of the policy's agent `user`). One is required.
+ */
+function caller(opts, what) {
+  if (opts.asUser && opts.agent) fail(`nso ${what}: give --agent NAME or --as-user, not both\n\n${USAGE}`);
+  if (opts.asUser) {
+    return {
+      agent: "user", asUser: true,
+      note: "nso: acting for the person at the keyboard, with the rights of agent `user` (authority.agents.user in .opencode/nso.json)",
+    };
+  }
+  if (!opts.agent) fail(`nso ${what}: --agent NAME or --as-user is required (the same rules decide as in OpenCode)\n\n${USAGE}`);
+  return { agent: opts.agent, asUser: false };
 }
 
 function readIf(file) {
@@ -198,7 +234,7 @@ async function statusCheck(opts) {
 
 async function statusSync(opts) {
   const op = opts.sub.slice("status ".length);
-  const { worktree } = project(opts.dir);
+  const { directory, worktree } = project(opts.dir);
   let args = {};
   if (op === "set") {
     const [n, status] = opts.positional;
@@ -208,11 +244,16 @@ async function statusSync(opts) {
     if (!opts.title) fail(`nso status new: --title is required\n\n${USAGE}`);
     args = { title: opts.title, description: opts.description, priority: opts.priority, language: opts.language };
   }
-  if (op !== "archive" && !opts.agent) fail(`nso status ${op}: --agent is required (the status machine checks who may)\n\n${USAGE}`);
+  const who = caller(opts, `status ${op}`);
+  if (who.asUser) console.error(who.note);
+  // The same instance the plugin creates: authority and status machines decide every
+  // planned write, so the CLI and OpenCode give one verdict for one caller.
+  const nso = createNso({ directory, worktree });
+  if (nso.state.failure) fail(`nso status ${op}: ${nso.state.failure.message}\nFix: ${nso.state.failure.fix}`);
   let result;
   try {
     // NSO_SYNC_NOW is test-only: a fixed clock, so that two runs plan the same texts.
-    result = await runStatusSync({ worktree, op, args, agent: opts.agent, now: process.env.NSO_SYNC_NOW ?? isoNow() });
+    result = await nso.statusSync({ agent: who.agent, sessionID: "cli" }, { op, ...args, now: process.env.NSO_SYNC_NOW ?? isoNow() });
   } catch (error) {
     // Missing files and a broken nso.json are setup problems (2); everything else is a refusal.
     fail(`nso status ${op}: ${error.message}`, error.code === "sync_missing_file" || error.fix !== undefined ? 2 : 1);
@@ -251,6 +292,8 @@ function check(opts) {
   console.log(`${file}: valid.`);
 }
 
+// The conductor has its own flags (bin/conductor-cli.js).
+if (process.argv[2] === "conductor") process.exit(await conductorMain(process.argv.slice(3)));
 const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);
 else if (opts.sub === "check") check(opts);

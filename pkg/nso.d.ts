@@ -44,6 +44,11 @@ export class Nso {
      */
     markerText(session_id: string, now_iso: string, summary: any): string;
     /**
+     * The names whose status moves `agent` may make (its own, then those it is `like`), as
+     * the status sync's role gate needs them; `[]` for an unknown agent.
+     */
+    movesAs(agent: string): string[];
+    /**
      * Parses the config text of `config_file` (`undefined` when the file does not exist)
      * and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
      * `fix`.
@@ -62,6 +67,11 @@ export class Nso {
      * Without it, such edits are refused.
      */
     setStatusChecker(checker: Function): void;
+    /**
+     * The project files a tool call (request JSON as for `decide`) would change, as JSON
+     * `[[relative path, below]]`: what the Conductor claims before the call.
+     */
+    writeTargets(request_json: string): string;
 }
 
 /**
@@ -74,6 +84,24 @@ export function checkConfig(config_file: string, config_text: string): string;
  * How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.
  */
 export function classify(tool: string, args_json: string): string;
+
+/**
+ * Runs one Conductor operation: the request as JSON (state text, sprint text, now, random,
+ * host, alive, ttlSeconds, op) in, the response as JSON (state, result, history, conflicts,
+ * error) out; see docs/conductor-contract.md. Never throws: a bad request or a corrupt state
+ * is an error response.
+ */
+export function conductorApply(request_json: string): string;
+
+/**
+ * Whether any of the claim patterns (a JSON list of strings) covers `path`.
+ */
+export function conductorCovers(patterns_json: string, path: string): boolean;
+
+/**
+ * Whether some path matches both claim patterns.
+ */
+export function conductorIntersects(a: string, b: string): boolean;
 
 /**
  * The JSON Schema of the `authority` section.

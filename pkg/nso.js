@@ -198,6 +198,20 @@ class Nso {
         }
     }
     /**
+     * The names whose status moves `agent` may make (its own, then those it is `like`), as
+     * the status sync's role gate needs them; `[]` for an unknown agent.
+     * @param {string} agent
+     * @returns {string[]}
+     */
+    movesAs(agent) {
+        const ptr0 = passStringToWasm0(agent, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.nso_movesAs(this.__wbg_ptr, ptr0, len0);
+        var v2 = getArrayJsValueFromWasm0(ret[0], ret[1]);
+        wasm.__wbindgen_free(ret[0], ret[1] * 4, 4);
+        return v2;
+    }
+    /**
      * Parses the config text of `config_file` (`undefined` when the file does not exist)
      * and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
      * `fix`.
@@ -247,6 +261,32 @@ class Nso {
      */
     setStatusChecker(checker) {
         wasm.nso_setStatusChecker(this.__wbg_ptr, checker);
+    }
+    /**
+     * The project files a tool call (request JSON as for `decide`) would change, as JSON
+     * `[[relative path, below]]`: what the Conductor claims before the call.
+     * @param {string} request_json
+     * @returns {string}
+     */
+    writeTargets(request_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.nso_writeTargets(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        }
     }
 }
 if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
@@ -326,6 +366,79 @@ function classify(tool, args_json) {
     }
 }
 exports.classify = classify;
+
+/**
+ * Runs one Conductor operation: the request as JSON (state text, sprint text, now, random,
+ * host, alive, ttlSeconds, op) in, the response as JSON (state, result, history, conflicts,
+ * error) out; see docs/conductor-contract.md. Never throws: a bad request or a corrupt state
+ * is an error response.
+ * @param {string} request_json
+ * @returns {string}
+ */
+function conductorApply(request_json) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.conductorApply(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+exports.conductorApply = conductorApply;
+
+/**
+ * Whether any of the claim patterns (a JSON list of strings) covers `path`.
+ * @param {string} patterns_json
+ * @param {string} path
+ * @returns {boolean}
+ */
+function conductorCovers(patterns_json, path) {
+    let ptr0, len0, ptr1, len1;
+    try {
+        ptr0 = passStringToWasm0(patterns_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passStringToWasm0(path, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.conductorCovers(ptr0, len0, ptr1, len1);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return ret[0] !== 0;
+}
+exports.conductorCovers = conductorCovers;
+
+/**
+ * Whether some path matches both claim patterns.
+ * @param {string} a
+ * @param {string} b
+ * @returns {boolean}
+ */
+function conductorIntersects(a, b) {
+    let ptr0, len0, ptr1, len1;
+    try {
+        ptr0 = passStringToWasm0(a, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len0 = WASM_VECTOR_LEN;
+        ptr1 = passStringToWasm0(b, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+        if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+        if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+        throw e;
+    }
+    const ret = wasm.conductorIntersects(ptr0, len0, ptr1, len1);
+    return ret !== 0;
+}
+exports.conductorIntersects = conductorIntersects;
 
 /**
  * The JSON Schema of the `authority` section.
@@ -679,6 +792,17 @@ function debugString(val) {
         // Per MDN: 'This list of values is exhaustive.'
         // https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Operators/typeof#description
     }
+}
+
+function getArrayJsValueFromWasm0(ptr, len) {
+    ptr = ptr >>> 0;
+    const mem = getDataViewMemory0();
+    const result = [];
+    for (let i = ptr; i < ptr + 4 * len; i += 4) {
+        result.push(wasm.__wbindgen_externrefs.get(mem.getUint32(i, true)));
+    }
+    wasm.__externref_drop_slice(ptr, len);
+    return result;
 }
 
 function getArrayU8FromWasm0(ptr, len) {

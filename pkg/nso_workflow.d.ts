@@ -23,6 +23,11 @@ export class Workflow {
      */
     route(message: string, source: string, agent: string, active_workflow?: string | null): string;
     /**
+     * How many bytes of a message the router reads (`routing.scanLimitBytes`): the shim
+     * cuts longer messages before they cross the boundary.
+     */
+    scanLimitBytes(): number;
+    /**
      * Problems of the `status` section of the config (`[]` when valid or absent), each
      * `{code, path, problem, fix}` (for `nso check` and the plugin's load). The machines
      * compiled here serve the later status checks.

@@ -111,6 +111,15 @@ class Workflow {
         }
     }
     /**
+     * How many bytes of a message the router reads (`routing.scanLimitBytes`): the shim
+     * cuts longer messages before they cross the boundary.
+     * @returns {number}
+     */
+    scanLimitBytes() {
+        const ret = wasm.workflow_scanLimitBytes(this.__wbg_ptr);
+        return ret >>> 0;
+    }
+    /**
      * Problems of the `status` section of the config (`[]` when valid or absent), each
      * `{code, path, problem, fix}` (for `nso check` and the plugin's load). The machines
      * compiled here serve the later status checks.

@@ -23,6 +23,7 @@ export const validateTaskId: (a: number, b: number) => [number, number];
 export const workflow_checkStatusEdit: (a: number, b: number, c: number) => [number, number, number, number];
 export const workflow_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const workflow_route: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];
+export const workflow_scanLimitBytes: (a: number) => number;
 export const workflow_statusProblems: (a: number) => [number, number, number, number];
 export const __wbindgen_free: (a: number, b: number, c: number) => void;
 export const __wbindgen_exn_store: (a: number) => void;

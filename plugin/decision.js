@@ -1,6 +1,7 @@
 // The decision path of one tool call: the request the core decides, the lookups it asks for
 // (real paths behind symlinks, current contents, existence), the refusal thrown to the host,
 // and the log lines. Host-independent.
+import { boundArgs } from "./bounds.js";
 import { gatherLookups, realPathInfo } from "./files.js";
 
 /** Tools that only read; everything else is write-class and fails closed when NSO is down. */
@@ -43,9 +44,11 @@ export function preResolve(request, baseDir) {
 /**
  * Asks the core (`ask(json)` returns its JSON reply, or undefined for a plain allow),
  * answering what it needs to know first. Returns the decision, or undefined for a plain
- * allow; a core that keeps asking is a refusal (fail closed).
+ * allow; a core that keeps asking is a refusal (fail closed). Texts larger than
+ * `contentBytes` do not cross (bounds.js).
  */
-export function decideWithLookups(ask, request) {
+export function decideWithLookups(ask, request, contentBytes) {
+  request.args = boundArgs(request.tool, request.args, contentBytes);
   request.resolved = {};
   request.contents = {};
   request.exists = {};
@@ -55,7 +58,7 @@ export function decideWithLookups(ask, request) {
     if (json === undefined) return undefined;
     const reply = JSON.parse(json);
     if (!reply.need) return reply;
-    gatherLookups(request, reply.need);
+    gatherLookups(request, reply.need, contentBytes);
   }
   return { verdict: "block", ruleId: "nso.lookup", message: `NSO blocked ${request.tool}: NSO could not ` +
     `gather what it needs to decide on this call (fail closed). Report this to your caller.` };

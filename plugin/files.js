@@ -2,6 +2,7 @@
 // symlinks (cached between calls), and the lookups the core asks for.
 import fs from "node:fs";
 import path from "node:path";
+import { readBounded } from "./bounds.js";
 
 /**
  * The project root for `.opencode/`: OpenCode's worktree (git root), else its directory,
@@ -92,13 +93,21 @@ export function realPath(abs) {
   return realPathInfo(abs)[0];
 }
 
-/** Answers the core's lookups `{resolve, content, exists}` into `request`'s maps. */
-export function gatherLookups(request, need) {
+/**
+ * Answers the core's lookups `{resolve, content, exists}` into `request`'s maps. A file
+ * larger than `contentBytes` is not read: it goes into `request.oversized` with its size,
+ * and the checks that need it fail closed.
+ */
+export function gatherLookups(request, need, contentBytes = Infinity) {
   request.resolved ??= {};
   request.contents ??= {};
   request.exists ??= {};
   for (const p of need.resolve) request.resolved[p] = realPath(p);
-  for (const p of need.content) request.contents[p] = readText(p) ?? null;
+  for (const p of need.content) {
+    const text = readBounded(p, contentBytes);
+    if (typeof text === "object") (request.oversized ??= {})[p] = text.oversized;
+    else request.contents[p] = text ?? null;
+  }
   for (const p of need.exists) request.exists[p] = fs.existsSync(p);
 }
 

@@ -3,8 +3,10 @@
 // tools need. A host adapter (hosts/opencode.js) turns the host's hooks into these calls.
 import fs from "node:fs";
 import path from "node:path";
+import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
 import { READ_TOOLS, blockError, decideWithLookups, decisionLogLines, notEnforcingText } from "./decision.js";
+import { createClaims } from "./claims.js";
 import { createDelegations } from "./delegations.js";
 import { forgetRealPaths, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
@@ -13,6 +15,8 @@ import { routeMessage } from "./routing.js";
 import { SessionRegistry } from "./sessions.js";
 
 export const CONFIG_FILE = ".opencode/nso.json";
+/** The NSO tool behind each status sync operation: its writes are made `via` that tool. */
+const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_task_archive" };
 
 /**
  * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
@@ -29,6 +33,7 @@ export function createNso({ directory, worktree } = {}) {
     root, sessions, logs, wf: loadWorkflowCore, maxDepth: () => state.config?.delegation?.maxDepth ?? 3,
   });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
+  const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text) });
 
   function fail(code, message, fix) {
     state.engine = null;
@@ -115,7 +120,8 @@ export function createNso({ directory, worktree } = {}) {
   }
 
   /** The core's decision on one request (undefined: a plain allow). */
-  const decide = (request) => decideWithLookups((json) => withEngine((e) => e.decide(json)), request);
+  const decide = (request) =>
+    decideWithLookups((json) => withEngine((e) => e.decide(json)), request, state.config?.limits?.contentBytes);
 
   // --- session start -----------------------------------------------------------------
 
@@ -138,6 +144,7 @@ export function createNso({ directory, worktree } = {}) {
   function sessionCreated(info) {
     if (!info?.id) return;
     const entry = sessions.created(info);
+    claims.sessionStarted(info);
     if (info.parentID) return;
     load(); // a new session picks up config edits
     const now = stamp();
@@ -156,8 +163,9 @@ export function createNso({ directory, worktree } = {}) {
     logs.append("plugin_alive.log", withEngine((e) => e.aliveLine(info.id, now)));
   }
 
-  function forgetSession(sessionID) {
+  async function forgetSession(sessionID) {
     sessions.forget(sessionID);
+    await claims.sessionEnded(sessionID);
     try {
       state.engine?.forgetSession(sessionID);
     } catch {
@@ -182,12 +190,14 @@ export function createNso({ directory, worktree } = {}) {
         throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`);
       }
     } else {
-      const decision = decide({ sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root });
+      const request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
+      const decision = decide(request);
       if (decision) {
         logDecision(decision, tool, agent);
         if (decision.verdict === "block") throw blockError(decision.message);
-        if (decision.notices?.length) pendingNotices.set(input.callID, decision.notices);
+        if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
       }
+      if (!READ_TOOLS.has(tool)) await claimTargets(input, agent, request);
     }
     if (tool === "task" && state.engine) delegations.before(input, args);
     for (const file of projectHooks.scripts("pre")) {
@@ -200,6 +210,21 @@ export function createNso({ directory, worktree } = {}) {
           `(exit ${result.code}): ${detail}`);
       }
     }
+  }
+
+  /**
+   * The Conductor's claims on what an allowed call changes: another window's claim refuses
+   * it (enforce) or adds a warning to its result (advisory).
+   */
+  async function claimTargets({ tool, sessionID, callID }, agent, request) {
+    if ((state.config?.conductor?.mode ?? "enforce") === "off") return;
+    const targets = JSON.parse(withEngine((e) => e.writeTargets(JSON.stringify(request))));
+    const { block, notice } = await claims.beforeWrite({ sessionID, agent, targets });
+    if (block) {
+      logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
+      throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}`);
+    }
+    if (notice) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), notice]);
   }
 
   /**
@@ -242,39 +267,53 @@ export function createNso({ directory, worktree } = {}) {
     const entry = sessionID ? sessions.peek(sessionID) : undefined;
     if (entry?.summary) parts.push(entry.summary);
     if (entry?.routeNote) parts.push(entry.routeNote);
+    if (sessionID) parts.push(...claims.systemText(sessionID));
     return parts;
   }
 
   /** Routes a message (see routing.js); nothing happens while NSO is not enforcing. */
   function route(message) {
     if (!message.sessionID || !state.engine) return;
-    routeMessage({ sessions, logs, route: (...a) => withWorkflow((wf) => wf.route(...a)) }, message);
+    // The person's first message names the window's task in the conductor.
+    if (message.typed && !sessions.peek(message.sessionID)?.parentID) {
+      claims.register(message.sessionID, { task: message.text.slice(0, 400), agent: message.agent })?.ready?.catch(() => {});
+    }
+    // Only the router's scan window matters: the rest of a long message never crosses.
+    const route = (text, ...rest) => withWorkflow((wf) => wf.route(crossingPrefix(text, wf.scanLimitBytes()), ...rest));
+    routeMessage({ sessions, logs, route }, message);
   }
 
   // --- what NSO's own tools need ----------------------------------------------------------
 
   /**
    * The refusal text for writing `content` to `rel` (project-relative) as `agent`, from the
-   * same engine as the agents' own calls (authority and status machines), or null.
+   * same engine as the agents' own calls (authority and status machines), or null. `via`
+   * names the NSO tool making the write (rules' `tools`/`exceptTools` see it).
    */
-  function authorizeWrite(sessionID, agent, rel, content) {
+  function authorizeWrite(sessionID, agent, rel, content, via) {
     if (!state.engine) return failureText();
-    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root });
+    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
     if (!decision) return null;
     logDecision(decision, "write (NSO tool)", agent);
     return decision.verdict === "block" ? decision.message : null;
   }
 
-  /** Runs an atomic status sync (TODO.md + state.json) as the calling agent. */
+  /**
+   * Runs an atomic status sync (TODO.md + state.json) as the calling agent `ctx.agent`:
+   * the status machine plans it, and every planned write must pass the same engine as the
+   * agents' own writes. Used by NSO's tools and by the CLI alike (one verdict).
+   */
   async function statusSync(ctx, options) {
     if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
-    const { op, ...args } = options;
+    const { op, now, ...args } = options;
     const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
     const result = await runStatusSync({
-      worktree: root, op, args, agent: ctx.agent ?? "",
+      worktree: root, op, args, agent: ctx.agent ?? "", now,
+      // Its canonical name (an alias may call) and the agents it is `like`.
+      like: withEngine((e) => e.movesAs(ctx.agent ?? "")),
       authorize: (files) => {
         for (const f of files) {
-          const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text);
+          const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text, SYNC_TOOLS[op]);
           if (refusal) throw Object.assign(new Error(refusal), { name: "NSOBlock", code: "authority" });
         }
       },
@@ -292,6 +331,7 @@ export function createNso({ directory, worktree } = {}) {
     noteCommand: (id, command) => {
       if (id) sessions.entry(id).pendingCommand = command || true;
     },
+    claims,
     workflowCore: loadWorkflowCore,
     configText: () => state.configText,
     log: (line) => logs.decision(line),

@@ -1,7 +1,31 @@
 //! Native timing of the boundary's work for one call: parse the request JSON, look up what
 //! the shim must answer, decide. `cargo run --release --example decide_timing`.
+//!
+//! Decisions reuse the last bash analysis (`analyze_memo`), so the bash analysis itself is
+//! timed separately at the end: the command above, and commands with indirection written
+//! out (variables, a loop over a glob, `eval`, a git alias) that are resolved statically.
 use nso::authority::{Engine, Policy, Request};
 use std::time::Instant;
+
+/// Commands whose analysis is timed without the memo.
+const ANALYZED: &[(&str, &str)] = &[
+    (
+        "plain",
+        r#"cd src && git -C .. status --short | tee ../out.txt && VAR=1 bash -lc "git log -1" 2>/dev/null"#,
+    ),
+    (
+        "variable",
+        "g=git; cd src && $g status --short | tee ../out.txt",
+    ),
+    (
+        "for-glob",
+        r#"for f in src/*.ts; do sed -i 's/var /let /g' "$f"; done"#,
+    ),
+    (
+        "eval",
+        r#"eval "git status --short" && git -c alias.st=status st"#,
+    ),
+];
 
 fn main() {
     let mut engine = Engine::new(Policy::preset("nso").expect("preset"));
@@ -38,5 +62,13 @@ fn main() {
             per(look),
             per(dec)
         );
+    }
+    for (name, cmd) in ANALYZED {
+        let n = 200_000;
+        let t = Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(nso::shell::analyze(std::hint::black_box(cmd)));
+        }
+        println!("analyze {name}: {} ns", t.elapsed().as_nanos() / n as u128);
     }
 }

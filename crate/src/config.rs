@@ -78,6 +78,35 @@ impl Default for ToolsConfig {
     }
 }
 
+/// How the Conductor's claims are enforced (`conductor` in `.opencode/nso.json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConductorConfig {
+    /// `off` (no instance, no claims), `advisory` (a conflict is logged and the agent warned,
+    /// the call passes) or `enforce` (a conflict refuses the call).
+    pub mode: String,
+    /// Claims of an instance with no activity for this long are released.
+    pub idle_release_minutes: u64,
+    /// Instances on other hosts whose last heartbeat is older than this lose their claims.
+    pub ttl_seconds: u64,
+    /// The state folder (absolute, or relative to the project); `None`: `$CONDUCTOR_HOME`,
+    /// else `~/.conductor`.
+    pub home: Option<String>,
+}
+
+impl Default for ConductorConfig {
+    fn default() -> Self {
+        ConductorConfig {
+            mode: "enforce".to_string(),
+            idle_release_minutes: 30,
+            ttl_seconds: 600,
+            home: None,
+        }
+    }
+}
+
+const CONDUCTOR_MODES: [&str; 3] = ["off", "advisory", "enforce"];
+
 /// Settings for delegations (`task` calls).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -97,6 +126,27 @@ impl Default for DelegationConfig {
     }
 }
 
+/// Bounds on what the shim passes into the core with a tool call.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitsConfig {
+    /// The largest text of a change (`write` content, `edit` strings) and the largest
+    /// current file content the shim passes in; larger ones are left out, and checks that
+    /// need them (append-only, checkboxes, status machines) fail closed.
+    pub content_bytes: u64,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            content_bytes: DEFAULT_CONTENT_BYTES,
+        }
+    }
+}
+
+/// Default of `limits.contentBytes`: 1 MiB (passing it in costs about a millisecond).
+pub const DEFAULT_CONTENT_BYTES: u64 = 1024 * 1024;
+
 /// The whole configuration, with defaults filled in.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -111,6 +161,10 @@ pub struct Config {
     pub delegation: DelegationConfig,
     /// NSO's tools for agents.
     pub tools: ToolsConfig,
+    /// Bounds on what crosses into the core.
+    pub limits: LimitsConfig,
+    /// Claims across OpenCode windows and processes (the Conductor).
+    pub conductor: ConductorConfig,
     /// The intent router's configuration (keywords, weights, thresholds, handlers).
     #[serde(skip)]
     pub routing: crate::routing::router::RoutingConfig,
@@ -132,6 +186,8 @@ impl Default for Config {
             log_dir: ".opencode/logs".to_string(),
             delegation: DelegationConfig::default(),
             tools: ToolsConfig::default(),
+            limits: LimitsConfig::default(),
+            conductor: ConductorConfig::default(),
             routing: crate::routing::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
             status: None,
@@ -167,8 +223,10 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const TOP_KEYS: [&str; 9] = [
+const TOP_KEYS: [&str; 11] = [
     "$schema",
+    "conductor",
+    "limits",
     "memory",
     "hooks",
     "logDir",
@@ -182,6 +240,8 @@ const TOOLS_KEYS: [&str; 2] = ["enabled", "exclude"];
 const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
 const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
+const LIMITS_KEYS: [&str; 1] = ["contentBytes"];
+const CONDUCTOR_KEYS: [&str; 4] = ["mode", "idleReleaseMinutes", "ttlSeconds", "home"];
 
 /// Parses the text of `file` (absent file: pass `None`) into a [`Config`].
 pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
@@ -257,6 +317,51 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
                 }
                 config.tools.exclude.push(name.to_string());
             }
+        }
+    }
+    if let Some(v) = top.get("limits") {
+        let l = ctx.object(v, "limits")?;
+        ctx.known_keys(l, "limits", &LIMITS_KEYS)?;
+        if let Some(v) = l.get("contentBytes") {
+            config.limits.content_bytes =
+                ctx.positive(v, "limits.contentBytes", 64 * 1024 * 1024)?;
+        }
+    }
+    if let Some(v) = top.get("conductor") {
+        let c = ctx.object(v, "conductor")?;
+        ctx.known_keys(c, "conductor", &CONDUCTOR_KEYS)?;
+        if let Some(v) = c.get("mode") {
+            let mode = ctx.string(v, "conductor.mode")?;
+            if !CONDUCTOR_MODES.contains(&mode) {
+                return Err(ctx.error(
+                    "config_value",
+                    "conductor.mode",
+                    format!("`{mode}` is not a mode."),
+                    "use \"off\", \"advisory\" or \"enforce\".".to_string(),
+                ));
+            }
+            config.conductor.mode = mode.to_string();
+        }
+        if let Some(v) = c.get("idleReleaseMinutes") {
+            config.conductor.idle_release_minutes =
+                ctx.positive(v, "conductor.idleReleaseMinutes", 7 * 24 * 60)?;
+        }
+        if let Some(v) = c.get("ttlSeconds") {
+            config.conductor.ttl_seconds =
+                ctx.positive(v, "conductor.ttlSeconds", 7 * 24 * 3600)?;
+        }
+        if let Some(v) = c.get("home") {
+            let home = ctx.string(v, "conductor.home")?;
+            if home.trim().is_empty() {
+                return Err(ctx.error(
+                    "config_value",
+                    "conductor.home",
+                    "the folder is empty.".to_string(),
+                    "name a folder, or remove the key to use $CONDUCTOR_HOME or ~/.conductor."
+                        .to_string(),
+                ));
+            }
+            config.conductor.home = Some(home.to_string());
         }
     }
     if let Some(v) = top.get("logDir") {

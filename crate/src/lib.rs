@@ -6,10 +6,12 @@
 //! the capabilities: [`authority`] (who may do what, with [`shell`] reading bash commands),
 //! [`routing`], [`contracts`] (task contracts and delegations), [`status`] (status machines and
 //! the atomic TODO.md/state.json sync), [`session`] (session start), over [`config`] and
-//! [`documents`] (Markdown and frontmatter).
+//! [`documents`] (Markdown and frontmatter). [`conductor`] coordinates several agent
+//! instances through claims on files in a shared state (seed 003).
 
 pub mod authority;
 pub mod boundary;
+pub mod conductor;
 pub mod config;
 pub mod contracts;
 pub mod documents;

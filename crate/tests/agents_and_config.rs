@@ -30,7 +30,7 @@ fn unknown_agent_is_fail_closed_for_changes_only() {
     ] {
         assert_eq!(e.evaluate(&r).verdict, Verdict::Allow);
     }
-    for cmd in ["git push", "eval x", "rm a"] {
+    for cmd in ["git push", "eval \"$X\"", "rm a"] {
         assert_eq!(
             e.evaluate(&bash("ghostwriter", cmd)).rule_id,
             "kord.unknown_agent",
@@ -203,7 +203,7 @@ fn defaults_and_agent_defaults() {
     let e = engine_with(
         r#"{"preset": "kord", "defaults": {"opaque": "allow"}, "agents": {"qa": {"defaults": {"write": "allow"}}}}"#,
     );
-    let d = e.evaluate(&bash("explore", "eval x"));
+    let d = e.evaluate(&bash("explore", "eval \"$X\""));
     assert_eq!(
         d.verdict,
         Verdict::Soft,

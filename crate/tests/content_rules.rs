@@ -313,3 +313,51 @@ fn sacred_messages_name_author_and_ticker() {
         "{m}"
     );
 }
+
+/// Texts the shim leaves out for their size (`{"nsoOversized": bytes}`, `oversized` files):
+/// content checks fail closed and say so; decisions that need no content are unchanged.
+#[test]
+fn oversized_texts_fail_closed_only_where_content_matters() {
+    let e = engine("kord");
+    let big = json!({"nsoOversized": 5_000_000});
+    // A write to an append-only file whose new text was left out: refused, naming the size.
+    let w = req("dev", "write", json!({"filePath": NOTE, "content": big}));
+    let d = e.evaluate(&with_content(w, NOTE, Some(OLD_NOTE)));
+    assert_eq!(d.verdict, Verdict::Block);
+    let m = d.message.unwrap();
+    assert!(
+        m.contains("5000000 bytes") && m.contains("limits.contentBytes"),
+        "{m}"
+    );
+    // The same for an edit's strings.
+    let ed = req(
+        "dev",
+        "edit",
+        json!({"filePath": NOTE, "oldString": "lock\n", "newString": big}),
+    );
+    let d = e.evaluate(&with_content(ed, NOTE, Some(OLD_NOTE)));
+    assert_eq!(d.verdict, Verdict::Block);
+    // An ordinary source file: the content is never needed, the write is allowed as before.
+    let src = req(
+        "dev",
+        "write",
+        json!({"filePath": "src/big.ts", "content": big}),
+    );
+    assert_eq!(e.evaluate(&src).verdict, Verdict::Allow);
+    // The append-only file's own content left out for its size: refused, naming the size
+    // and the way out (an append with >>).
+    let ok_edit = edit("dev", NOTE, "needs a lock\n", "needs a lock\n- more\n");
+    let mut r = ok_edit.clone();
+    r.oversized.insert(abs(NOTE), 9_000_000);
+    assert!(e.lookups(&r).content.is_empty(), "no second ask for it");
+    let d = e.evaluate(&r);
+    assert_eq!(d.verdict, Verdict::Block);
+    let m = d.message.unwrap();
+    assert!(m.contains("9000000 bytes") && m.contains(">>"), "{m}");
+    // A patch left out: NSO cannot see its paths, so it is opaque (refused to @plan).
+    let p = req("plan", "apply_patch", json!({"patchText": big}));
+    let d = e.evaluate(&p);
+    assert_eq!(d.verdict, Verdict::Block);
+    let m = d.message.unwrap();
+    assert!(m.contains("too large to analyse"), "{m}");
+}

@@ -296,11 +296,17 @@ fn kord_extra_git_decisions() {
 #[test]
 fn native_agents_are_never_a_silent_pass() {
     let e = engine("kord");
-    // build/plan are the seed's @build/@plan: no source writes.
+    // build/plan are the seed's @build/@plan: no source writes (@plan's code is refused by
+    // the plan-md-only rule, the others' by the matrix default).
     for agent in ["build", "plan", "general", "explore"] {
         let d = e.evaluate(&op_request(agent, "write", "src/app.ts"));
         assert_eq!(d.verdict, nso::authority::Verdict::Block, "{agent}");
-        assert_eq!(d.rule_id, "kord.default.write");
+        let want = if agent == "plan" {
+            "kord.plan.md_only"
+        } else {
+            "kord.default.write"
+        };
+        assert_eq!(d.rule_id, want, "{agent}");
     }
     // nso: build and general implement (as in OpenCode itself); the rest do not write code,
     // but every known agent may file its task reports.

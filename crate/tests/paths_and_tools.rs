@@ -126,9 +126,9 @@ fn symlinks_are_decided_on_their_real_target() {
     assert_eq!(d.operations[0].target, "/etc/cron.d/job");
     assert_eq!(d.operations[0].via_symlink.as_deref(), Some("src/out"));
     // A link in the planner's folder pointing into src/: the planner may not write through it.
-    let mut r = write_req("plan", "docs/kord/plans/auth/link.ts");
+    let mut r = write_req("plan", "docs/kord/plans/auth/link.md");
     r.resolved.insert(
-        "/work/proj/docs/kord/plans/auth/link.ts".into(),
+        "/work/proj/docs/kord/plans/auth/link.md".into(),
         "/work/proj/src/app.ts".into(),
     );
     let d = e.evaluate(&r);
@@ -138,7 +138,7 @@ fn symlinks_are_decided_on_their_real_target() {
     );
     // Without the map the same write is allowed: the map matters.
     assert_eq!(
-        e.evaluate(&write_req("plan", "docs/kord/plans/auth/link.ts"))
+        e.evaluate(&write_req("plan", "docs/kord/plans/auth/link.md"))
             .verdict,
         Verdict::Allow
     );

@@ -103,6 +103,22 @@ const PIECES: &[&str] = &[
     "é",
     "\u{0}",
     "\r",
+    // indirection written out in the command: variables, eval, git aliases
+    "g=git; ",
+    "$g",
+    "\"$g\"",
+    "${g}",
+    "c='git push'; ",
+    "export G=git && ",
+    "declare -n r=",
+    "${g:=x}",
+    "for f in a b *.ts; do ",
+    "eval \"",
+    "eval '",
+    "git -c alias.p=",
+    "'!git push' p",
+    "git config alias.p push; git p",
+    "X+=/",
 ];
 
 const ALPHABET: &[u8] = b" \t\n!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~azAZ09";

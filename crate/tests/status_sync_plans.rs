@@ -585,3 +585,21 @@ fn consistency_reports_every_disagreement() {
     let d = check_consistency(TODO, "{", None);
     assert_eq!(d[0].code, "unreadable");
 }
+
+/// An agent that is `like` a role may make that role's moves through the sync, as through an
+/// edit; without the relation it is refused, and the refusal names the agent itself.
+#[test]
+fn like_agents_may_make_their_roles_moves() {
+    let c = StatusConfig::default();
+    let e = plan_status_sync(&inputs(258, "PLANNING", "user", &[]), &c).unwrap_err();
+    assert_eq!(e.code, SyncErrorCode::SyncTransition);
+    assert!(e.message.contains("for @user"), "{}", e.message);
+    let mut like = inputs(258, "PLANNING", "user", &[]);
+    like.like = vec!["researcher".into()];
+    assert!(
+        plan_status_sync(&like, &c).is_err(),
+        "researcher does not plan"
+    );
+    like.like.push("planner".into());
+    assert!(plan_status_sync(&like, &c).is_ok());
+}

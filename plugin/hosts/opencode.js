@@ -77,7 +77,7 @@ export const NsoPlugin = async (input = {}) => {
       try {
         const props = event?.properties ?? {};
         if (event?.type === "session.created") nso.sessionCreated(props.info);
-        else if (event?.type === "session.deleted") nso.forgetSession(props.info?.id);
+        else if (event?.type === "session.deleted") await nso.forgetSession(props.info?.id);
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           noteAgent(props.info.sessionID, props.info.agent);
         } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {

@@ -48,7 +48,8 @@ test("@plan writing src/ is refused and the model reads why", async () => {
   assert.equal(fs.existsSync(path.join(projectDir, "src/feature.ts")), false);
   const refusal = results.find((r) => r.startsWith("NSO blocked write for @plan"));
   assert.ok(refusal, JSON.stringify(results));
-  assert.match(refusal, /creating src\/feature\.ts\. Rule kord\.default\.create \(preset kord\)/);
+  // Seed 002's plan-md-only rule: the planner never writes code, and the message says so.
+  assert.match(refusal, /creating src\/feature\.ts\. Rule kord\.plan\.md_only \(preset kord\): the planner never writes code/);
   assert.match(refusal, /Who may: @dev, @dev-junior, @kord/);
   assert.match(refusal, /Instead: /);
 });

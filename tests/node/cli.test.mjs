@@ -36,9 +36,10 @@ test("explain --json gives the decision as data", () => {
   assert.equal(r.code, 1);
   const d = JSON.parse(r.out);
   assert.equal(d.verdict, "block");
-  assert.equal(d.ruleId, "kord.default.write");
+  assert.equal(d.ruleId, "kord.plan.md_only"); // the planner writes Markdown only
   assert.equal(d.agent, "plan");
-  assert.deepEqual(d.operations.map((o) => [o.op, o.target]), [["write", "src/a.ts"]]);
+  // src/a.ts does not exist: a create, as the plugin (which checks existence first) says too.
+  assert.deepEqual(d.operations.map((o) => [o.op, o.target]), [["create", "src/a.ts"]]);
 });
 
 test("explain and check report usage and config errors with exit status 2 / 1", () => {

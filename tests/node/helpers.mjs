@@ -3,6 +3,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
+// Every test process gets its own Conductor state folder: NSO claims the files an agent
+// writes in a machine-wide store (~/.conductor by default), which tests must not share.
+process.env.CONDUCTOR_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), "nso-conductor-"));
+
 /** Creates a temporary project with `files` ({relative path: text}); returns its real path. */
 export function makeProject(files = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-test-")));

@@ -23,16 +23,24 @@ function nso(args, env = {}) {
   return { code: r.status, signal: r.signal, out: r.stdout, err: r.stderr };
 }
 
-/** A project with the fixture TODO.md and state.json (and `extra` files). */
-const specsProject = (extra = {}) => makeProject({ [TODO]: fixture("TODO.md"), [STATE]: fixture("state.json"), ...extra });
+/**
+ * A ProofChecker project (its preset, so that its roles are known agents, as in OpenCode)
+ * with the fixture TODO.md and state.json (and `extra` files).
+ */
+const PRESET = JSON.stringify({ authority: { preset: "proofchecker" } });
+const specsProject = (extra = {}) => makeProject({ ".opencode/nso.json": PRESET, [TODO]: fixture("TODO.md"), [STATE]: fixture("state.json"), ...extra });
 
-/** Every file under .opencode/ (relative path -> text): "byte-identical" compares these. */
+/**
+ * Every file under .opencode/ but NSO's log files (a refusal is logged, as in OpenCode)
+ * (relative path -> text): "byte-identical" compares these.
+ */
 function snapshot(dir) {
   const out = {};
   const walk = (rel) => {
     for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = `${rel}/${d.name}`;
       if (d.isDirectory()) walk(r);
+      else if (/^\.opencode\/logs\/[^/]+\.(log|jsonl)$/.test(r)) continue;
       else out[r] = fs.readFileSync(path.join(dir, r), "utf8");
     }
   };
@@ -145,12 +153,12 @@ test("malformed state.json or a missing file is refused with the file named; not
 
 test("new allocates next_project_number and increments it in both files", () => {
   const dir = specsProject();
-  const first = nso(["status", "new", "--title", "Add sync tests", "--description", "Crash them.", "--priority", "high", "--language", "python", "--agent", "planner", "--dir", dir, "--json"]);
+  const first = nso(["status", "new", "--title", "Add sync tests", "--description", "Crash them.", "--priority", "high", "--language", "python", "--agent", "meta", "--dir", dir, "--json"]);
   assert.equal(first.code, 0, first.err);
   assert.equal(JSON.parse(first.out).taskNumber, 262);
-  const second = nso(["status", "new", "--title", "Second", "--agent", "planner", "--dir", dir]);
+  const second = nso(["status", "new", "--title", "Second", "--agent", "meta", "--dir", dir]);
   assert.equal(second.code, 0, second.err);
-  assert.match(second.out, /^task 263 "Second" created in \[NOT STARTED\] by @planner; next_project_number 263 → 264/);
+  assert.match(second.out, /^task 263 "Second" created in \[NOT STARTED\] by @meta; next_project_number 263 → 264/);
   assert.equal(JSON.parse(readIf(dir, STATE)).next_project_number, 264);
   assert.match(readIf(dir, TODO), /^next_project_number: 264$/m);
   assert.match(readIf(dir, TODO), /### 262\. Add sync tests\n[^#]*- \*\*Status\*\*: \[NOT STARTED\]\n- \*\*Priority\*\*: High\n- \*\*Language\*\*: python\n/);
@@ -165,7 +173,7 @@ const archiveProject = () => specsProject({
 
 test("archive moves completed and abandoned tasks and their project folders", () => {
   const dir = archiveProject();
-  const r = nso(["status", "archive", "--dir", dir, "--json"]);
+  const r = nso(["status", "archive", "--agent", "todo-manager", "--dir", dir, "--json"]);
   assert.equal(r.code, 0, r.err);
   const result = JSON.parse(r.out);
   assert.deepEqual(result.files, [ARCHIVE, STATE, TODO]);
@@ -177,7 +185,7 @@ test("archive moves completed and abandoned tasks and their project folders", ()
   assert.equal(readIf(dir, ".opencode/specs/archive/257_improve_meta_argument_parsing/notes.md"), "notes\n");
   assert.ok(!fs.existsSync(path.join(dir, ".opencode/specs/256_consolidate_context_directories")));
   assert.equal(nso(["status", "check", "--dir", dir]).code, 0);
-  assert.match(nso(["status", "archive", "--dir", dir]).out, /no completed or abandoned tasks to archive/);
+  assert.match(nso(["status", "archive", "--agent", "todo-manager", "--dir", dir]).out, /no completed or abandoned tasks to archive/);
 });
 
 /** Old and new texts of a sync's targets: the new ones from an uninterrupted run with NOW. */
@@ -230,7 +238,7 @@ test("crash injection: archive killed at every write step leaves all-old or all-
       assert.equal(places.length, 1, `step ${n}: ${name} in ${places.length} places`);
     }
   };
-  const steps = crashAtEveryStep(archiveProject, ["status", "archive"], 5, once);
+  const steps = crashAtEveryStep(archiveProject, ["status", "archive", "--agent", "todo-manager"], 5, once);
   assert.equal(steps, 11);
 });
 

@@ -133,6 +133,9 @@ pub struct RawRule {
     pub except: Option<Vec<String>>,
     /// Restrict the rule to calls of these tools.
     pub tools: Option<Vec<String>>,
+    /// The rule does not apply to calls of these tools (nor to writes these NSO tools make
+    /// on the agent's behalf, see [`super::Request::via`]).
+    pub except_tools: Option<Vec<String>>,
     /// What the rule does.
     pub effect: Option<Effect>,
     /// Why, in a few words, for messages ("only @devops pushes").
@@ -473,6 +476,7 @@ pub(crate) const FIELDS_RULE: &[Field] = &[
     opt("paths", Kind::StrList),
     opt("except", Kind::StrList),
     opt("tools", Kind::StrList),
+    opt("exceptTools", Kind::StrList),
     opt("effect", Kind::Enum(EFFECTS)),
     opt("reason", Kind::Str),
     opt("instead", Kind::Str),

@@ -37,6 +37,9 @@ pub enum Change<'a> {
     Append,
     /// Changes NSO cannot compute (shell writes, unified diffs, unknown tools).
     Unknown,
+    /// A change whose text the shim did not pass in, because it is larger than
+    /// `limits.contentBytes` (the size in bytes): rules that need the new content fail closed.
+    Oversized(u64),
 }
 
 impl Change<'_> {
@@ -79,6 +82,9 @@ pub fn new_content(change: &Change, old: &str) -> Result<String, String> {
         Change::Append => Err("appends only".to_string()),
         Change::None => Ok(old.to_string()),
         Change::Unknown => Err("NSO cannot see what this writes".to_string()),
+        Change::Oversized(bytes) => Err(format!(
+            "its text is {bytes} bytes, more than NSO reads to check a change (limits.contentBytes in .opencode/nso.json)"
+        )),
     }
 }
 

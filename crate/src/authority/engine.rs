@@ -42,8 +42,28 @@ pub struct Request {
     /// Current content of files the engine asked for ([`Engine::required_content`]),
     /// keyed by absolute path; `null` = the file does not exist (empty old content).
     pub contents: FastMap<String, Option<String>>,
+    /// Files whose current content the shim did not send because it is larger than
+    /// `limits.contentBytes`, keyed like [`Request::contents`], with their size in bytes:
+    /// checks that need the content fail closed and say why.
+    pub oversized: FastMap<String, u64>,
     /// Whether files exist, keyed by absolute path ([`Engine::required_exists`]).
     pub exists: FastMap<String, bool>,
+    /// The NSO tool that makes this write on the agent's behalf (`nso_status_set` when the
+    /// atomic status sync checks one of its planned writes as a `write` call). Set by the
+    /// shim only, never taken from a model's arguments: rules' `tools` and `exceptTools`
+    /// match it instead of [`Request::tool`], so a policy can reserve files for NSO's tools.
+    pub via: Option<String>,
+}
+
+impl Request {
+    /// The tool name rules' `tools` / `exceptTools` filters see: [`Request::via`] if set,
+    /// else [`Request::tool`].
+    pub fn rule_tool(&self) -> &str {
+        self.via
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .unwrap_or(&self.tool)
+    }
 }
 
 /// A status change to check: the file, its text before (`None`: created) and after, and the
@@ -501,6 +521,39 @@ impl Engine {
         self.unresolved_paths_in(req, &class, &self.path_ctxs(req, &class))
     }
 
+    /// The project files the call would change (writes, creates, deletes), project-relative
+    /// (`""` is the project itself), each with whether everything below it counts (a deleted
+    /// folder, a shell path known only up to a folder). For the Conductor's claims.
+    pub fn write_targets(&self, req: &Request) -> Vec<(String, bool)> {
+        let class = self.classify(req);
+        let ctxs = self.path_ctxs(req, &class);
+        let mut out: Vec<(String, bool)> = Vec::new();
+        for (op, ctx) in class.ops.iter().zip(&ctxs) {
+            let changes = matches!(
+                op.kind,
+                OpKind::Write | OpKind::Create | OpKind::CreateOrWrite | OpKind::Delete
+            );
+            if let (
+                true,
+                Some(PathCtx {
+                    loc: Location::Inside(rel),
+                    below,
+                    ..
+                }),
+            ) = (changes, ctx)
+            {
+                // A shell delete may remove a whole folder: it claims everything below too.
+                let folder =
+                    *below || rel.is_empty() || (op.kind == OpKind::Delete && op.step.is_some());
+                let target = (rel.clone(), folder);
+                if !out.contains(&target) {
+                    out.push(target);
+                }
+            }
+        }
+        out
+    }
+
     /// Everything the shim must look up before [`Engine::decide`] can answer, each without
     /// what the request already carries.
     pub fn lookups(&self, req: &Request) -> Lookups {
@@ -516,7 +569,7 @@ impl Engine {
     ) -> Lookups {
         let resolve = self.unresolved_paths_in(req, class, ctxs);
         let mut content = self.required_content_in(req, class, ctxs);
-        content.retain(|p| !req.contents.contains_key(p));
+        content.retain(|p| !req.contents.contains_key(p) && !req.oversized.contains_key(p));
         let mut exists = self.required_exists_in(req, class, ctxs);
         exists.retain(|p| !req.exists.contains_key(p));
         Lookups {
@@ -580,7 +633,7 @@ impl Engine {
                 Caller::Known(agent),
                 SLOT_WRITE,
                 ctx,
-                &req.tool,
+                req.rule_tool(),
                 &mut || Ok(()),
                 &mut t,
             );
@@ -588,7 +641,7 @@ impl Engine {
                 Caller::Known(agent),
                 SLOT_CREATE,
                 ctx,
-                &req.tool,
+                req.rule_tool(),
                 &mut || Ok(()),
                 &mut t,
             );
@@ -648,8 +701,13 @@ impl Engine {
         });
         trace.add(|| {
             format!(
-                "tool: {} ({}), {} operation{}",
+                "tool: {}{} ({}), {} operation{}",
                 req.tool,
+                req.via
+                    .as_deref()
+                    .filter(|v| !v.is_empty())
+                    .map(|v| format!(" on behalf of {v}"))
+                    .unwrap_or_default(),
                 match class.kind {
                     ToolKind::Read => "read-class",
                     ToolKind::Write => "write-class",
@@ -843,7 +901,7 @@ impl Engine {
                         trace.add(|| "  read-only git is always allowed".to_string());
                         OpOutcome::new(Verdict::Allow, By::GitRead)
                     }
-                    Some(slot) => self.role_slot(caller, slot, &req.tool, trace),
+                    Some(slot) => self.role_slot(caller, slot, req.rule_tool(), trace),
                 };
                 (out, action, "git", Some(git_op_name(*g)), None)
             }
@@ -851,7 +909,7 @@ impl Engine {
                 let action = Action::opaque(*reason, detail, snippet);
                 trace.add(|| format!("operation: opaque ({})", action.target));
                 (
-                    self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                    self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
                     action,
                     "opaque",
                     None,
@@ -870,7 +928,7 @@ impl Engine {
                     let action = Action::opaque(None, &detail, snippet);
                     trace.add(|| format!("operation: opaque ({})", action.target));
                     return (
-                        self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                        self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
                         action,
                         "opaque",
                         None,
@@ -940,7 +998,7 @@ impl Engine {
             _ => {
                 let action = Action::opaque(None, "malformed operation", snippet);
                 (
-                    self.role_slot(caller, SLOT_OPAQUE, &req.tool, trace),
+                    self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
                     action,
                     "opaque",
                     None,
@@ -1053,6 +1111,24 @@ impl Engine {
         Some(v.as_deref())
     }
 
+    /// Why a file's current content is missing, for refusals: its size when the shim left it
+    /// out for being too large, else nothing.
+    pub(super) fn missing_content_note(
+        &self,
+        req: &Request,
+        abs: Option<&str>,
+        given: &str,
+    ) -> String {
+        abs.and_then(|a| req.oversized.get(a))
+            .or_else(|| req.oversized.get(given))
+            .map(|bytes| {
+                format!(
+                    " (it is {bytes} bytes, more than NSO reads: limits.contentBytes in .opencode/nso.json; an append with `>>` or `tee -a` needs no read)"
+                )
+            })
+            .unwrap_or_default()
+    }
+
     pub(super) fn content<'r>(
         &self,
         req: &'r Request,
@@ -1103,6 +1179,7 @@ fn call_hash(req: &Request) -> u64 {
     };
     feed(req.agent.as_deref().unwrap_or("").as_bytes());
     feed(req.tool.as_bytes());
+    feed(req.via.as_deref().unwrap_or("").as_bytes());
     feed(
         serde_json::to_string(&req.args)
             .unwrap_or_default()

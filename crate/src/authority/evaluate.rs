@@ -25,16 +25,22 @@ impl Engine {
         trace: &mut Trace,
     ) -> OpOutcome {
         let mut tick = || -> Result<(), String> {
-            let old = self
-                .content(req, ctx.abs.as_deref(), ctx.given)
-                .ok_or("NSO did not receive the file's current content, so it cannot check that only checkboxes change")?;
+            if let Change::Oversized(_) = op.change {
+                return Err(oversized_note(&op.change));
+            }
+            let old = self.content(req, ctx.abs.as_deref(), ctx.given).ok_or_else(|| {
+                format!(
+                    "NSO did not receive the file's current content{}, so it cannot check that only checkboxes change",
+                    self.missing_content_note(req, ctx.abs.as_deref(), ctx.given)
+                )
+            })?;
             let new = new_content(&op.change, self.change_base(req, roots, op, old)?)
                 .map_err(|e| format!("NSO cannot check the change: {e}"))?;
             only_ticks(old, &new).map_err(|line| {
                 format!("line {line} changes more than a `- [ ]` → `- [x]` checkbox")
             })
         };
-        let mut out = self.role_path(caller, slot, ctx, &req.tool, &mut tick, trace);
+        let mut out = self.role_path(caller, slot, ctx, req.rule_tool(), &mut tick, trace);
         if out.verdict == Verdict::Block || slot == SLOT_READ {
             return out;
         }
@@ -101,10 +107,16 @@ impl Engine {
         rel: &str,
     ) -> Result<Option<(String, String)>, (String, bool, String)> {
         let fail = |why: String| (String::new(), true, why);
+        if let Change::Oversized(_) = op.change {
+            return Err(fail(oversized_note(&op.change)));
+        }
         let old = self
             .content_opt(req, ctx.abs.as_deref(), ctx.given)
             .ok_or_else(|| {
-                fail(format!("NSO did not receive the current content of {rel}, so it cannot check the status change"))
+                fail(format!(
+                    "NSO did not receive the current content of {rel}{}, so it cannot check the status change",
+                    self.missing_content_note(req, ctx.abs.as_deref(), ctx.given)
+                ))
             })?;
         let mut unseen = None;
         let new = if slot == SLOT_DELETE {
@@ -169,6 +181,7 @@ impl Engine {
         }
         match &op.change {
             Change::Append => return Ok(()),
+            Change::Oversized(_) => return Err(oversized_note(&op.change)),
             Change::Unknown | Change::None => {
                 return Err(match &op.step {
                     Some(_) => "NSO cannot see what this shell command writes; only appends (`>>`, `tee -a`) are allowed here".to_string(),
@@ -180,8 +193,10 @@ impl Engine {
         let old = self
             .content(req, ctx.abs.as_deref(), ctx.given)
             .ok_or_else(|| {
-                "NSO did not receive the file's current content, so it cannot check that it is kept"
-                    .to_string()
+                format!(
+                    "NSO did not receive the file's current content{}, so it cannot check that it is kept",
+                    self.missing_content_note(req, ctx.abs.as_deref(), ctx.given)
+                )
             })?;
         let new = new_content(&op.change, self.change_base(req, roots, op, old)?)
             .map_err(|e| format!("NSO cannot check the change: {e}"))?;
@@ -362,15 +377,8 @@ impl Engine {
         // Rules.
         for &ri in p.candidates(agent, slot) {
             let r = &p.rules[ri as usize];
-            if !r.tools.is_empty() && !r.tools.iter().any(|t| t.eq_ignore_ascii_case(tool)) {
-                trace.add(|| {
-                    format!(
-                        "  rule {} ({}): only for tools {}",
-                        r.id,
-                        r.source,
-                        r.tools.join(", ")
-                    )
-                });
+            if !r.applies_to_tool(tool) {
+                trace.add(|| format!("  rule {} ({}): {}", r.id, r.source, r.tool_filter()));
                 continue;
             }
             let effect = if r.exclusive && !r.members[agent] {
@@ -512,7 +520,7 @@ impl Engine {
         for &ri in p.candidates(agent, slot) {
             let ri = ri as usize;
             let r = &p.rules[ri];
-            if !r.tools.is_empty() && !r.tools.iter().any(|t| t.eq_ignore_ascii_case(tool)) {
+            if !r.applies_to_tool(tool) {
                 continue;
             }
             let effect = if r.exclusive && !r.members[agent] {
@@ -608,13 +616,20 @@ impl Engine {
                     | OpKind::CreateOrWrite,
                 ) => {
                     let mut ok = || Ok(());
-                    let o = self.role_path(Caller::Known(a), slot, ctx, &req.tool, &mut ok, &mut t);
+                    let o = self.role_path(
+                        Caller::Known(a),
+                        slot,
+                        ctx,
+                        req.rule_tool(),
+                        &mut ok,
+                        &mut t,
+                    );
                     if op.kind == OpKind::CreateOrWrite && o.verdict != Verdict::Block {
                         let c = self.role_path(
                             Caller::Known(a),
                             SLOT_CREATE,
                             ctx,
-                            &req.tool,
+                            req.rule_tool(),
                             &mut ok,
                             &mut t,
                         );
@@ -627,7 +642,7 @@ impl Engine {
                         o
                     }
                 }
-                _ => self.role_slot(Caller::Known(a), slot, &req.tool, &mut t),
+                _ => self.role_slot(Caller::Known(a), slot, req.rule_tool(), &mut t),
             };
             if o.verdict != Verdict::Block {
                 match o.by {
@@ -741,4 +756,10 @@ fn first_diff_line(old: &str, new: &str) -> usize {
         .position(|(a, b)| a != b)
         .map(|i| i + 1)
         .unwrap_or_else(|| old.split('\n').count().min(new.split('\n').count()))
+}
+
+/// Why a change whose text the shim left out for its size cannot be checked.
+fn oversized_note(change: &Change) -> String {
+    let why = new_content(change, "").err().unwrap_or_default();
+    format!("NSO cannot check the change: {why}")
 }

@@ -574,6 +574,12 @@ impl Merged {
                 paths,
                 except,
                 tools: r.tools.iter().flatten().map(|t| t.to_lowercase()).collect(),
+                except_tools: r
+                    .except_tools
+                    .iter()
+                    .flatten()
+                    .map(|t| t.to_lowercase())
+                    .collect(),
                 effect,
                 exclusive,
                 members: Vec::new(),
@@ -747,15 +753,18 @@ impl Merged {
                 format!("{name_for_ids}.default.{}", DEFAULT_NAMES[i])
             }),
         };
-        // Rules limited to other tools never see a create-or-write call (write, edit, multiedit).
+        // Rules limited to other tools never see a create-or-write call (write, edit,
+        // multiedit, or a write NSO's own tools make on the agent's behalf).
         let relevant = |list: &[u32]| -> Vec<u32> {
             list.iter()
                 .copied()
                 .filter(|&r| {
                     let t = &policy.rules[r as usize].tools;
                     t.is_empty()
-                        || t.iter()
-                            .any(|x| matches!(x.as_str(), "write" | "edit" | "multiedit"))
+                        || t.iter().any(|x| {
+                            matches!(x.as_str(), "write" | "edit" | "multiedit")
+                                || super::tools::NSO_TOOLS.contains(&x.as_str())
+                        })
                 })
                 .collect()
         };

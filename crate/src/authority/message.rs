@@ -4,7 +4,7 @@
 //! `NSO blocked <tool> for @<agent>: <action and target>. Rule <id> (<source>): <why>.
 //! Who may: <agents>. Instead: <what to do>.` — never an invitation to retry.
 
-use crate::shell::{GitOp, OpaqueReason};
+use crate::shell::{GitOp, OpaqueReason, RESOLVED_SEP};
 
 use super::engine::{verdict_word, By, Caller, Decision, OpOutcome, Request};
 use super::paths::{Location, Roots};
@@ -77,17 +77,59 @@ impl Action {
     }
 
     fn describe(&self) -> String {
+        // A bash step that came from indirection (`eval "git push"`, `$g push`, a git
+        // alias) names what it resolved to: `"eval "git push"" runs `git push`, a push`.
+        if let Some((written, resolved)) = self
+            .snippet
+            .as_deref()
+            .and_then(|s| s.split_once(RESOLVED_SEP))
+        {
+            let what = match &self.kind {
+                ActionKind::Git(op) => git_noun(*op).to_string(),
+                _ => format!("which {}", self.describe_unquoted()),
+            };
+            return format!("\"{written}\" runs `{resolved}`, {what}");
+        }
         let quoted = self.snippet.as_ref().map(|s| format!("\"{}\"", s));
+        self.describe_with(quoted)
+    }
+
+    /// The action without the command text: "deletes src/a.rs", "cannot be checked: ...".
+    fn describe_unquoted(&self) -> String {
         match &self.kind {
-            ActionKind::Path { slot, outside } => {
-                let place = if *outside {
-                    match &self.worktree {
-                        Some(w) => format!(", outside the project ({w})"),
-                        None => ", outside the project".to_string(),
-                    }
-                } else {
-                    String::new()
-                };
+            ActionKind::Path { slot, .. } => {
+                let place = self.place();
+                format!("{} {}{place}", slot_verb_s(*slot), self.target)
+            }
+            ActionKind::Git(op) => format!("is {}", git_noun(*op)),
+            ActionKind::Opaque(reason) => {
+                format!("cannot be checked: {}", self.opaque_why(*reason))
+            }
+        }
+    }
+
+    /// `, outside the project (WORKTREE)` for a path outside it.
+    fn place(&self) -> String {
+        match (&self.kind, &self.worktree) {
+            (ActionKind::Path { outside: true, .. }, Some(w)) => {
+                format!(", outside the project ({w})")
+            }
+            (ActionKind::Path { outside: true, .. }, None) => ", outside the project".to_string(),
+            _ => String::new(),
+        }
+    }
+
+    fn opaque_why(&self, reason: Option<OpaqueReason>) -> String {
+        match reason {
+            Some(r) => opaque_why(r).to_string(),
+            None => self.target.clone(),
+        }
+    }
+
+    fn describe_with(&self, quoted: Option<String>) -> String {
+        match &self.kind {
+            ActionKind::Path { slot, .. } => {
+                let place = self.place();
                 match quoted {
                     Some(q) => format!("{q} {} {}{place}", slot_verb_s(*slot), self.target),
                     None => format!("{} {}{place}", slot_verb_ing(*slot), self.target),
@@ -98,10 +140,7 @@ impl Action {
                 None => format!("{} is {}", self.target, git_noun(*op)),
             },
             ActionKind::Opaque(reason) => {
-                let why = match reason {
-                    Some(r) => opaque_why(*r).to_string(),
-                    None => self.target.clone(),
-                };
+                let why = self.opaque_why(*reason);
                 match quoted {
                     Some(q) => format!("{q} cannot be checked: {why}"),
                     None => format!("the call cannot be checked: {why}"),
@@ -271,7 +310,17 @@ pub(crate) fn block_message(
     m.push_str(&format!(" Rule {id} ({source}): {}.", sentence(&reason)));
     if !matches!(outcome.by, By::Outside | By::Invalid(_) | By::Status { .. }) {
         m.push_str(" Who may: ");
-        if who.is_empty() {
+        // A rule that spares some tools (`exceptTools`) leaves those as the only way.
+        let only_through = match outcome.by {
+            By::Rule(i) => Some(&p.rules[i].except_tools).filter(|t| !t.is_empty()),
+            _ => None,
+        };
+        if let (true, Some(tools)) = (who.is_empty(), only_through) {
+            m.push_str(&format!(
+                "no agent directly, only through {}",
+                tools.join(", ")
+            ));
+        } else if who.is_empty() {
             m.push_str("no agent");
         } else {
             let shown: Vec<&str> = who.iter().take(5).map(String::as_str).collect();

@@ -20,16 +20,18 @@ use super::config::{
 use super::glob::Glob;
 
 /// Names of the built-in presets.
-pub const PRESETS: &[&str] = &["kord", "nso"];
+pub const PRESETS: &[&str] = &["kord", "nso", "proofchecker"];
 
 const KORD_JSON: &str = include_str!("../../presets/kord.json");
 const NSO_JSON: &str = include_str!("../../presets/nso.json");
+const PROOFCHECKER_JSON: &str = include_str!("../../presets/proofchecker.json");
 
 /// The preset's JSON text, if `name` is a built-in preset.
 pub fn preset_json(name: &str) -> Option<&'static str> {
     match name {
         "kord" => Some(KORD_JSON),
         "nso" => Some(NSO_JSON),
+        "proofchecker" => Some(PROOFCHECKER_JSON),
         _ => None,
     }
 }
@@ -127,6 +129,7 @@ pub struct Rule {
     pub(crate) paths: Vec<Glob>,
     pub(crate) except: Vec<Glob>,
     pub(crate) tools: Vec<String>,
+    pub(crate) except_tools: Vec<String>,
     /// What it does.
     pub effect: Effect,
     /// Only the named agents; the rule blocks every other agent.
@@ -139,6 +142,29 @@ pub struct Rule {
     pub instead: Option<String>,
     /// Switched off by the project config (kept for `explain`).
     pub disabled_by: Option<String>,
+}
+
+impl Rule {
+    /// Whether the rule applies to a call of `tool` (the request's
+    /// [`rule_tool`](super::Request::rule_tool)): listed in `tools` (if any) and not in
+    /// `exceptTools`.
+    pub fn applies_to_tool(&self, tool: &str) -> bool {
+        let named = |list: &[String]| list.iter().any(|t| t.eq_ignore_ascii_case(tool));
+        (self.tools.is_empty() || named(&self.tools)) && !named(&self.except_tools)
+    }
+
+    /// The rule's tool filter in words, for `nso explain` (`only for tools story_update`).
+    pub(crate) fn tool_filter(&self) -> String {
+        match (self.tools.is_empty(), self.except_tools.is_empty()) {
+            (false, true) => format!("only for tools {}", self.tools.join(", ")),
+            (true, false) => format!("not for tools {}", self.except_tools.join(", ")),
+            _ => format!(
+                "only for tools {}, not for {}",
+                self.tools.join(", "),
+                self.except_tools.join(", ")
+            ),
+        }
+    }
 }
 
 /// An append-only area.
@@ -340,6 +366,18 @@ impl Policy {
     /// missed cannot loop).
     pub(crate) fn like_chain(&self, agent: usize) -> impl Iterator<Item = usize> + '_ {
         std::iter::successors(Some(agent), |&i| self.agents[i].like).take(self.agents.len() + 1)
+    }
+
+    /// The names whose status moves `agent` may make: its own name, then those it is `like`
+    /// (empty for an agent the policy does not know).
+    pub fn moves_as(&self, agent: &str) -> Vec<String> {
+        self.resolve_agent(agent.trim())
+            .map(|i| {
+                self.like_chain(i)
+                    .map(|a| self.agents[a].name.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The default effect for (agent, slot) and where it was set.

@@ -141,6 +141,9 @@ pub const NSO_TOOLS: &[&str] = &[
     "nso_task_new",
     "nso_task_archive",
     "nso_route",
+    "nso_claim",
+    "nso_release",
+    "nso_claims",
 ];
 
 /// Argument names treated as paths in unknown tools (compared lowercase, `_` ignored).
@@ -183,6 +186,18 @@ fn str_arg<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
     args.get(key).and_then(Value::as_str)
 }
 
+/// A text argument that may have been left out by the shim for its size: `Err(bytes)` for
+/// `{"nsoOversized": bytes}`, else the text (`""` when absent).
+fn text_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, u64> {
+    match args.get(key) {
+        Some(Value::Object(o)) => Err(o.get(OVERSIZED).and_then(Value::as_u64).unwrap_or(0)),
+        v => Ok(v.and_then(Value::as_str).unwrap_or("")),
+    }
+}
+
+/// The key of the marker the shim puts in place of a text argument too large to pass in.
+pub const OVERSIZED: &str = "nsoOversized";
+
 fn path_op<'a>(kind: OpKind, path: &'a str, change: Change<'a>) -> ToolOp<'a> {
     ToolOp {
         kind,
@@ -222,18 +237,24 @@ pub fn classify_with<'a>(
     match t {
         "write" => {
             let p = str_arg(args, "filePath").unwrap_or("");
-            let content = str_arg(args, "content").unwrap_or("");
-            write(vec![path_op(
-                OpKind::CreateOrWrite,
-                p,
-                Change::Full(content),
-            )])
+            let change = match text_arg(args, "content") {
+                Ok(content) => Change::Full(content),
+                Err(bytes) => Change::Oversized(bytes),
+            };
+            write(vec![path_op(OpKind::CreateOrWrite, p, change)])
         }
         "edit" => {
             let p = str_arg(args, "filePath").unwrap_or("");
+            let (old, new) = match (text_arg(args, "oldString"), text_arg(args, "newString")) {
+                (Ok(old), Ok(new)) => (old, new),
+                (old, new) => {
+                    let bytes = old.err().unwrap_or(0) + new.err().unwrap_or(0);
+                    return write(vec![path_op(OpKind::Write, p, Change::Oversized(bytes))]);
+                }
+            };
             let e = EditSpec {
-                old: str_arg(args, "oldString").unwrap_or(""),
-                new: str_arg(args, "newString").unwrap_or(""),
+                old,
+                new,
                 all: args
                     .get("replaceAll")
                     .and_then(Value::as_bool)
@@ -284,7 +305,22 @@ pub fn classify_with<'a>(
             };
             write(vec![path_op(kind, p, change)])
         }
-        "apply_patch" => write(patch_ops(str_arg(args, "patchText").unwrap_or(""))),
+        "apply_patch" => match text_arg(args, "patchText") {
+            Ok(text) => write(patch_ops(text)),
+            // The paths are inside the patch: without it, NSO cannot see what it writes.
+            Err(bytes) => write(vec![ToolOp {
+                kind: OpKind::Opaque,
+                target: Target::Opaque {
+                    reason: Some(OpaqueReason::TooLarge),
+                    detail: format!(
+                        "a patch of {bytes} bytes, more than NSO reads (limits.contentBytes in .opencode/nso.json)"
+                    ),
+                },
+                change: Change::Unknown,
+                step: None,
+                dynamic: false,
+            }]),
+        },
         "patch" => {
             let text = str_arg(args, "patchText")
                 .or_else(|| str_arg(args, "diff"))

@@ -2,7 +2,7 @@
 //! input, calls the core and converts the output; no decisions are made in this file.
 
 use super::common::{js_error, json};
-use crate::{authority, config, session};
+use crate::{authority, conductor, config, session};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -73,6 +73,22 @@ fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
 
 #[wasm_bindgen]
 impl Nso {
+    /// The project files a tool call (request JSON as for `decide`) would change, as JSON
+    /// `[[relative path, below]]`: what the Conductor claims before the call.
+    #[wasm_bindgen(js_name = writeTargets)]
+    pub fn write_targets(&self, request_json: &str) -> Result<String, JsValue> {
+        let req: authority::Request = serde_json::from_str(request_json)
+            .map_err(|e| js_error("bad_input", &format!("request: {e}")))?;
+        json(&self.engine.write_targets(&req))
+    }
+
+    /// The names whose status moves `agent` may make (its own, then those it is `like`), as
+    /// the status sync's role gate needs them; `[]` for an unknown agent.
+    #[wasm_bindgen(js_name = movesAs)]
+    pub fn moves_as(&self, agent: &str) -> Vec<String> {
+        self.engine.policy().moves_as(agent)
+    }
+
     /// Parses the config text of `config_file` (`undefined` when the file does not exist)
     /// and compiles the policy. Throws an Error with `code`, `file`, `path`, `problem` and
     /// `fix`.
@@ -266,6 +282,29 @@ pub fn check_config(config_file: &str, config_text: &str) -> Result<String, JsVa
 #[wasm_bindgen(js_name = policySchema)]
 pub fn policy_schema() -> String {
     authority::POLICY_SCHEMA.to_string()
+}
+
+/// Runs one Conductor operation: the request as JSON (state text, sprint text, now, random,
+/// host, alive, ttlSeconds, op) in, the response as JSON (state, result, history, conflicts,
+/// error) out; see docs/conductor-contract.md. Never throws: a bad request or a corrupt state
+/// is an error response.
+#[wasm_bindgen(js_name = conductorApply)]
+pub fn conductor_apply(request_json: &str) -> String {
+    conductor::apply(request_json)
+}
+
+/// Whether any of the claim patterns (a JSON list of strings) covers `path`.
+#[wasm_bindgen(js_name = conductorCovers)]
+pub fn conductor_covers(patterns_json: &str, path: &str) -> Result<bool, JsValue> {
+    let patterns: Vec<String> = serde_json::from_str(patterns_json)
+        .map_err(|e| js_error("bad_input", &format!("claim patterns: {e}")))?;
+    Ok(conductor::covers(&patterns, path))
+}
+
+/// Whether some path matches both claim patterns.
+#[wasm_bindgen(js_name = conductorIntersects)]
+pub fn conductor_intersects(a: &str, b: &str) -> bool {
+    conductor::intersects(a, b)
 }
 
 #[derive(serde::Deserialize)]

@@ -73,6 +73,13 @@ impl Workflow {
             .get_or_init(|| status::parse_nso_json(&self.config_file, self.config_text.as_deref()))
     }
 
+    /// How many bytes of a message the router reads (`routing.scanLimitBytes`): the shim
+    /// cuts longer messages before they cross the boundary.
+    #[wasm_bindgen(js_name = scanLimitBytes)]
+    pub fn scan_limit_bytes(&self) -> usize {
+        self.router.config().scan_limit_bytes
+    }
+
     /// Routes a message: `source` is `user` for the person's own words, else who wrote it;
     /// `active_workflow` is the session's workflow in progress. JSON `RouteDecision`.
     #[wasm_bindgen(js_name = route)]

@@ -1,15 +1,21 @@
 //! Walks the syntax tree in execution order, tracking the shell's working directory, and
-//! collects steps. Simple commands are handed to `command.rs`.
+//! collects steps. Simple commands are handed to `simple.rs` and `command.rs`, compound ones
+//! to `flow.rs`.
 //!
 //! Directory rules: `cd` affects later commands of the same shell; subshells, pipeline
 //! members, background jobs and substitutions get a copy. Where branches could leave
 //! different directories (if/case arms, `||`, loops whose body may `cd`), the result is
 //! `Cwd::Unknown` rather than a guess.
+//!
+//! Variables (`vars.rs`) follow the same scoping: copies for subshells, pipeline members,
+//! background jobs and substitutions; only the exported ones for nested shells; branches
+//! merged; names a loop body assigns are unknown inside and after the loop.
 
 use super::args::Arg;
-use super::ast::{Command, Heredoc, Item, Kind, List, Pipeline, Redir, RedirOp, Sub, Target, Word};
-use super::effects::{Cwd, Effect, FileOp, OpaqueReason, Step};
+use super::ast::{Command, Heredoc, Item, Kind, List, Pipeline, Redir, RedirOp, Sub, Target};
+use super::effects::{Cwd, Effect, FileOp, OpaqueReason, Step, RESOLVED_SEP};
 use super::parser::{parse, MAX_NEST};
+use super::vars::{Field, Vars};
 use super::MAX_INPUT;
 
 /// Most steps reported for one command; past it a single `TooLarge` step ends the list.
@@ -17,6 +23,17 @@ pub(crate) const MAX_STEPS: usize = 1024;
 
 /// Longest snippet kept, in bytes.
 const SNIPPET_MAX: usize = 120;
+
+/// Longest resolved form kept in a snippet, in bytes (the rest shows the command as written).
+const RESOLVED_MAX: usize = 56;
+
+/// Indirections resolved per analysis, in units of one eval, git alias expansion or run of a
+/// command for a loop variable's values, plus one per KiB of text they analyse again; past
+/// it they are opaque. Bounds the work a command can cause.
+const MAX_INDIRECTIONS: usize = 256;
+
+/// Bytes that expanding variables may produce per analysis (bounds `$X$X$X...`).
+const MAX_EXPANDED: usize = 256 * 1024;
 
 /// The analyser's state for one `analyze` call.
 pub(crate) struct Analyzer {
@@ -28,13 +45,29 @@ pub(crate) struct Analyzer {
     /// Current nesting, shared with parsers of nested scripts so the total stays bounded.
     pub(crate) level: usize,
     full: bool,
+    /// The variables of the shell being analysed.
+    pub(crate) vars: Vars,
+    /// Names of the functions defined so far (calling one may assign any variable).
+    pub(crate) funcs: Vec<String>,
+    /// git aliases set by `git config alias.NAME VALUE` (lower-case name, value).
+    pub(crate) git_aliases: Vec<(String, Field)>,
+    /// The command as written when the steps being analysed came from indirection (`eval`,
+    /// a git alias): steps show it, with what they resolved to.
+    pub(crate) origin: Option<String>,
+    /// The resolved form of the simple command being analysed, when it differs from its
+    /// text (variables expanded, an alias replaced).
+    pub(crate) resolved: Option<String>,
+    /// Indirections left ([`MAX_INDIRECTIONS`]).
+    pub(crate) budget: usize,
+    /// Expansion bytes left ([`MAX_EXPANDED`]).
+    pub(crate) room: usize,
 }
 
 /// Per-parse context: the heredoc table and the `sh -c` nesting depth.
 #[derive(Clone, Copy)]
 pub(crate) struct Scope<'s, 'a> {
-    hd: &'s [Heredoc<'a>],
-    depth: usize,
+    pub(crate) hd: &'s [Heredoc<'a>],
+    pub(crate) depth: usize,
 }
 
 /// What a command's standard input is.
@@ -67,21 +100,38 @@ pub(crate) struct Exec<'x> {
     pub hops: usize,
     /// `GIT_DIR`/`GIT_WORK_TREE` from the environment: the repository git acts on.
     pub git_repo: Option<Dir>,
+    /// `NAME=value` assignments before the program: its environment, which shells it
+    /// starts see.
+    pub env: &'x [Arg<'x>],
 }
 
 /// `s` trimmed and cut to [`SNIPPET_MAX`] bytes at a character boundary.
 pub(crate) fn snippet(s: &str) -> String {
+    cut_to(s, SNIPPET_MAX)
+}
+
+/// `s` trimmed and cut to `max` bytes (at least 3) at a character boundary.
+fn cut_to(s: &str, max: usize) -> String {
     let t = s.trim();
-    if t.len() <= SNIPPET_MAX {
+    if t.len() <= max {
         return t.to_string();
     }
-    let mut cut = SNIPPET_MAX - 3;
+    let mut cut = max.max(3) - 3;
     while !t.is_char_boundary(cut) {
         cut -= 1;
     }
     let mut out = String::with_capacity(cut + 3);
     out.push_str(t.get(..cut).unwrap_or(""));
     out.push('…');
+    out
+}
+
+/// `written ⟶ resolved`, within [`SNIPPET_MAX`] bytes.
+fn composed(written: &str, resolved: &str) -> String {
+    let r = cut_to(resolved, RESOLVED_MAX);
+    let mut out = cut_to(written, SNIPPET_MAX - RESOLVED_SEP.len() - r.len());
+    out.push_str(RESOLVED_SEP);
+    out.push_str(&r);
     out
 }
 
@@ -99,14 +149,6 @@ pub(crate) enum Dir {
     At(u32),
 }
 
-/// A word as an argument.
-fn word_arg<'w>(w: &'w Word<'_>) -> Arg<'w> {
-    Arg {
-        s: &w.cooked,
-        dyn_at: w.dyn_at,
-    }
-}
-
 fn is_exit(p: &Pipeline<'_>) -> bool {
     p.tail.is_empty()
         && matches!(&p.head, Some(c) if matches!(&c.kind, Kind::Simple { words, .. }
@@ -114,17 +156,17 @@ fn is_exit(p: &Pipeline<'_>) -> bool {
 }
 
 /// Redirection targets that are not files.
-fn is_sink(w: &Word<'_>) -> bool {
+fn is_sink(w: &Arg<'_>) -> bool {
     w.dyn_at.is_none()
         && (matches!(
-            &*w.cooked,
+            w.s,
             "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty"
-        ) || w.cooked.starts_with("/dev/fd/"))
+        ) || w.s.starts_with("/dev/fd/"))
 }
 
 /// `>&2`, `>&-`, `>&3-`: descriptor duplication, not a file.
-fn is_fd_word(w: &Word<'_>) -> bool {
-    let s = w.cooked.strip_suffix('-').unwrap_or(&w.cooked);
+fn is_fd_word(w: &Arg<'_>) -> bool {
+    let s = w.s.strip_suffix('-').unwrap_or(w.s);
     w.dyn_at.is_none() && s.bytes().all(|c| c.is_ascii_digit())
 }
 
@@ -136,6 +178,13 @@ impl Analyzer {
             cd_funcs: Vec::new(),
             level: 0,
             full: false,
+            vars: Vars::default(),
+            funcs: Vec::new(),
+            git_aliases: Vec::new(),
+            origin: None,
+            resolved: None,
+            budget: MAX_INDIRECTIONS,
+            room: MAX_EXPANDED,
         }
     }
 
@@ -204,12 +253,22 @@ impl Analyzer {
     }
 
     /// Combines the directories alternative branches end in.
-    fn merge(&self, acc: Option<Dir>, d: Dir) -> Option<Dir> {
+    pub(crate) fn merge(&self, acc: Option<Dir>, d: Dir) -> Option<Dir> {
         Some(match acc {
             None => d,
             Some(prev) if self.same(prev, d) => prev,
             Some(_) => Dir::Unknown,
         })
+    }
+
+    /// The snippet a step shows: its command, or, when it came from indirection, the
+    /// command as written and what it resolved to.
+    fn shown(&self, snip: &str) -> String {
+        match (&self.origin, &self.resolved) {
+            (None, None) => snippet(snip),
+            (Some(o), r) => composed(o, r.as_deref().unwrap_or(snip)),
+            (None, Some(r)) => composed(snip, r),
+        }
     }
 
     /// Records a step (or, once [`MAX_STEPS`] is reached, a single `TooLarge`).
@@ -218,7 +277,7 @@ impl Analyzer {
             if !self.full {
                 self.full = true;
                 self.steps.push(Step {
-                    snippet: snippet(snip),
+                    snippet: self.shown(snip),
                     cwd: self.cwd(cwd),
                     effect: Effect::Opaque {
                         reason: OpaqueReason::TooLarge,
@@ -229,7 +288,7 @@ impl Analyzer {
             return;
         }
         self.steps.push(Step {
-            snippet: snippet(snip),
+            snippet: self.shown(snip),
             cwd: self.cwd(cwd),
             effect,
         });
@@ -307,12 +366,65 @@ impl Analyzer {
             return;
         }
         let mut cwd = ex.cwd;
+        // A separate shell: it sees the exported variables and the program's environment
+        // (only worth computing when the script expands something).
+        let child = if text.contains('$') {
+            self.vars.exported()
+        } else {
+            Vars::default()
+        };
+        let outer_vars = std::mem::replace(&mut self.vars, child);
+        if text.contains('$') {
+            for a in ex.env {
+                if a.s.get(..super::vars::name_len(a.s)) != Some("IFS") {
+                    self.assign_var(*a, true);
+                }
+            }
+        }
+        let outer = self.enter_indirection(ex, self.resolved.is_some());
         self.level += 1;
         self.script(text, &mut cwd, ex.depth + 1);
         self.level -= 1;
+        self.leave_indirection(outer);
+        self.vars = outer_vars;
         if dynamic {
             self.opaque(ex, OpaqueReason::Eval, "script built from expansions");
         }
+    }
+
+    /// Starts analysing code that `ex`'s command runs: when `indirect` (the code came from
+    /// `eval`, a variable or an alias), its steps will show `ex`'s command as written.
+    /// Returns what [`Analyzer::leave_indirection`] restores.
+    pub(crate) fn enter_indirection(
+        &mut self,
+        ex: &Exec<'_>,
+        indirect: bool,
+    ) -> (Option<String>, Option<String>) {
+        let origin = match (&self.origin, indirect) {
+            (None, true) => Some(snippet(ex.snippet)),
+            (o, _) => o.clone(),
+        };
+        (
+            std::mem::replace(&mut self.origin, origin),
+            self.resolved.take(),
+        )
+    }
+
+    /// Takes `runs` indirections over `text` from the budget; false (nothing taken) when
+    /// it does not allow them.
+    pub(crate) fn spend(&mut self, runs: usize, text: &str) -> bool {
+        let cost = runs.saturating_mul(1 + text.len() / 1024);
+        if cost > self.budget {
+            return false;
+        }
+        self.budget -= cost;
+        true
+    }
+
+    /// Ends what [`Analyzer::enter_indirection`] started.
+    pub(crate) fn leave_indirection(&mut self, saved: (Option<String>, Option<String>)) {
+        self.origin = saved.0;
+        self.resolved = saved.1;
     }
 
     fn enter(&mut self) -> bool {
@@ -324,11 +436,13 @@ impl Analyzer {
         self.level = self.level.saturating_sub(1);
     }
 
-    fn list(&mut self, l: &List<'_>, sc: Scope<'_, '_>, cwd: &mut Dir) {
+    pub(crate) fn list(&mut self, l: &List<'_>, sc: Scope<'_, '_>, cwd: &mut Dir) {
         for item in &l.items {
             if item.background {
                 let mut c = *cwd;
+                let vars = self.vars.clone();
                 self.and_or(item, sc, &mut c);
+                self.vars = vars;
             } else {
                 self.and_or(item, sc, cwd);
             }
@@ -338,25 +452,53 @@ impl Analyzer {
     fn and_or(&mut self, item: &Item<'_>, sc: Scope<'_, '_>, cwd: &mut Dir) {
         let start = *cwd;
         self.pipeline(&item.first, sc, cwd);
-        for (is_or, p) in &item.rest {
-            if !is_or {
-                self.pipeline(p, sc, cwd);
-                continue;
-            }
-            // `a || b`: b runs where a failed, which is only known if a kept the directory.
-            let after_left = *cwd;
-            let mut c = if self.same(after_left, start) {
-                after_left
-            } else {
-                Dir::Unknown
-            };
-            self.pipeline(p, sc, &mut c);
-            *cwd = if is_exit(p) || self.same(c, after_left) {
-                after_left
-            } else {
-                Dir::Unknown
-            };
+        if item.rest.is_empty() {
+            return;
         }
+        // Variables: each later pipeline may be skipped, so the list ends in any of the
+        // states after its pipelines. In a pure `&&` chain a pipeline runs right after the
+        // previous one; after an `||` it may follow any earlier one.
+        let mut ends = self.vars.clone();
+        let mut chain = true;
+        for (is_or, p) in &item.rest {
+            chain &= !is_or;
+            if !chain {
+                self.vars = ends.clone();
+            }
+            self.pipeline_in(*is_or, p, sc, cwd, start);
+            if ends != self.vars {
+                ends = ends.merge(&self.vars);
+            }
+        }
+        self.vars = ends;
+    }
+
+    /// One pipeline of an and-or list (after `&&` or `||`), with the directory rules.
+    fn pipeline_in(
+        &mut self,
+        is_or: bool,
+        p: &Pipeline<'_>,
+        sc: Scope<'_, '_>,
+        cwd: &mut Dir,
+        start: Dir,
+    ) {
+        if !is_or {
+            self.pipeline(p, sc, cwd);
+            return;
+        }
+        // `a || b`: b runs where a failed, which is only known if a kept the directory.
+        let after_left = *cwd;
+        let mut c = if self.same(after_left, start) {
+            after_left
+        } else {
+            Dir::Unknown
+        };
+        self.pipeline(p, sc, &mut c);
+        *cwd = if is_exit(p) || self.same(c, after_left) {
+            after_left
+        } else {
+            Dir::Unknown
+        };
     }
 
     fn pipeline(&mut self, p: &Pipeline<'_>, sc: Scope<'_, '_>, cwd: &mut Dir) {
@@ -364,15 +506,23 @@ impl Analyzer {
             (Some(only), true) => self.command(only, sc, cwd, false),
             _ => {
                 // Every member of a multi-command pipeline runs in its own subshell.
+                let vars = self.vars.clone();
                 for (i, c) in p.iter().enumerate() {
                     let mut cc = *cwd;
                     self.command(c, sc, &mut cc, i > 0);
+                    self.vars.clone_from(&vars);
                 }
             }
         }
     }
 
-    fn command(&mut self, c: &Command<'_>, sc: Scope<'_, '_>, cwd: &mut Dir, piped: bool) {
+    pub(crate) fn command(
+        &mut self,
+        c: &Command<'_>,
+        sc: Scope<'_, '_>,
+        cwd: &mut Dir,
+        piped: bool,
+    ) {
         if let Kind::Simple { assigns, words } = &c.kind {
             self.simple(c, assigns, words, sc, cwd, piped);
             return;
@@ -386,115 +536,15 @@ impl Analyzer {
             self.leave();
             return;
         }
-        self.redirects(&c.redirs, sc, *cwd, c.span, piped);
-        match &c.kind {
-            Kind::Simple { .. } => {}
-            Kind::Subshell(l) => self.list(l, sc, &mut { *cwd }),
-            Kind::Group(l) => self.list(l, sc, cwd),
-            Kind::If { arms, otherwise } => {
-                let mut merged = None;
-                for (cond, body) in arms {
-                    self.list(cond, sc, cwd);
-                    let mut b = *cwd;
-                    self.list(body, sc, &mut b);
-                    merged = self.merge(merged, b);
-                }
-                if let Some(e) = otherwise {
-                    self.list(e, sc, cwd);
-                }
-                *cwd = self.merge(merged, *cwd).unwrap_or(Dir::Unknown);
-            }
-            Kind::Loop { cond, body } => {
-                if cond.may_cd || body.may_cd {
-                    *cwd = Dir::Unknown;
-                }
-                self.list(cond, sc, cwd);
-                self.list(body, sc, cwd);
-            }
-            Kind::For { words, body } => {
-                for w in words {
-                    self.subs(&w.subs, sc, *cwd);
-                }
-                if body.may_cd {
-                    *cwd = Dir::Unknown;
-                }
-                self.list(body, sc, cwd);
-            }
-            Kind::Case { subject, arms } => {
-                self.subs(&subject.subs, sc, *cwd);
-                let mut merged = None;
-                for (pats, body) in arms {
-                    for p in pats {
-                        self.subs(&p.subs, sc, *cwd);
-                    }
-                    let mut b = *cwd;
-                    self.list(body, sc, &mut b);
-                    merged = self.merge(merged, b);
-                }
-                *cwd = self.merge(merged, *cwd).unwrap_or(Dir::Unknown);
-            }
-            Kind::Function { name, body } => {
-                // Analysed where defined, in the directory of the definition.
-                self.command(body, sc, &mut { *cwd }, false);
-                if body.kind.may_cd(&[]) {
-                    self.cd_funcs.push((*name).to_string());
-                }
-            }
-            Kind::Arith(w) => self.subs(&w.subs, sc, *cwd),
-            Kind::Cond(ws) => {
-                for w in ws {
-                    self.subs(&w.subs, sc, *cwd);
-                }
-            }
-        }
+        let targets = self.expand_redirs(&c.redirs);
+        self.redirects(&c.redirs, &targets, sc, *cwd, c.span, piped);
+        self.compound(c, sc, cwd);
         self.leave();
-    }
-
-    fn simple(
-        &mut self,
-        c: &Command<'_>,
-        assigns: &[Word<'_>],
-        words: &[Word<'_>],
-        sc: Scope<'_, '_>,
-        cwd: &mut Dir,
-        piped: bool,
-    ) {
-        for w in assigns.iter().chain(words) {
-            self.subs(&w.subs, sc, *cwd);
-        }
-        let stdin = self.redirects(&c.redirs, sc, *cwd, c.span, piped);
-        let mut ex = Exec {
-            snippet: c.span,
-            cwd: *cwd,
-            direct: true,
-            stdin,
-            depth: sc.depth,
-            hops: 0,
-            git_repo: None,
-        };
-        for w in assigns {
-            self.assignment(word_arg(w), &mut ex);
-        }
-        if words.is_empty() {
-            return;
-        }
-        // Most commands have few words: keep their arguments on the stack.
-        let mut buf = [Arg::UNKNOWN; 12];
-        if words.len() <= buf.len() {
-            for (slot, w) in buf.iter_mut().zip(words) {
-                *slot = word_arg(w);
-            }
-            let args = buf.get(..words.len()).unwrap_or(&[]);
-            self.run(args, &mut ex, cwd);
-        } else {
-            let args: Vec<Arg<'_>> = words.iter().map(word_arg).collect();
-            self.run(&args, &mut ex, cwd);
-        }
     }
 
     /// Substitutions run in a subshell of the current directory.
     #[inline]
-    fn subs(&mut self, subs: &[Sub<'_>], sc: Scope<'_, '_>, cwd: Dir) {
+    pub(crate) fn subs(&mut self, subs: &[Sub<'_>], sc: Scope<'_, '_>, cwd: Dir) {
         if !subs.is_empty() {
             self.subs_slow(subs, sc, cwd);
         }
@@ -511,25 +561,29 @@ impl Analyzer {
                 self.leave();
                 continue;
             }
+            let vars = self.vars.clone();
             match s {
                 Sub::Parsed(l) => self.list(l, sc, &mut { cwd }),
                 Sub::Backtick(text) => self.script(text, &mut { cwd }, sc.depth),
             }
+            self.vars = vars;
             self.leave();
         }
     }
 
-    /// Substitutions and file writes of redirections; returns what feeds stdin.
-    fn redirects<'x>(
+    /// Substitutions and file writes of redirections; returns what feeds stdin. `targets`
+    /// holds the expanded targets (`None`, or nothing at all: as parsed).
+    pub(crate) fn redirects<'x>(
         &mut self,
         redirs: &'x [Redir<'_>],
+        targets: &[Option<Field>],
         sc: Scope<'x, '_>,
         cwd: Dir,
         snip: &str,
         piped: bool,
     ) -> Stdin<'x> {
         let mut stdin = if piped { Stdin::Pipe } else { Stdin::Terminal };
-        for r in redirs {
+        for (n, r) in redirs.iter().enumerate() {
             let to_stdin = matches!(r.fd, None | Some(0));
             let w = match &r.target {
                 Target::Heredoc(i) => {
@@ -547,9 +601,15 @@ impl Analyzer {
                 Target::Word(w) => w,
             };
             self.subs(&w.subs, sc, cwd);
-            let arg = Arg {
-                s: &w.cooked,
-                dyn_at: w.dyn_at,
+            let arg = match targets.get(n) {
+                Some(Some(f)) => Arg {
+                    s: &f.text,
+                    dyn_at: f.dyn_at,
+                },
+                _ => Arg {
+                    s: &w.cooked,
+                    dyn_at: w.dyn_at,
+                },
             };
             match r.op {
                 RedirOp::Write
@@ -558,7 +618,7 @@ impl Analyzer {
                 | RedirOp::ReadWrite
                 | RedirOp::WriteAll
                 | RedirOp::AppendAll => {
-                    if !is_sink(w) {
+                    if !is_sink(&arg) {
                         // The authority engine lets appends through to append-only files.
                         let via = match r.op {
                             RedirOp::Append | RedirOp::AppendAll => ">>",
@@ -571,7 +631,7 @@ impl Analyzer {
                     }
                 }
                 RedirOp::DupOut => {
-                    if !is_fd_word(w) && !is_sink(w) {
+                    if !is_fd_word(&arg) && !is_sink(&arg) {
                         self.file_at(snip, cwd, FileOp::Write, arg, "redirect");
                     }
                 }

@@ -145,8 +145,10 @@ pub(crate) enum Kind<'a> {
     },
     /// `while`/`until`
     Loop { cond: List<'a>, body: List<'a> },
-    /// `for`/`select` (words include arithmetic headers of `for ((...))`)
+    /// `for`/`select` (words include arithmetic headers of `for ((...))`, which have no
+    /// `var`)
     For {
+        var: Option<&'a str>,
         words: Vec<Word<'a>>,
         body: List<'a>,
     },

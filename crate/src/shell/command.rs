@@ -1,6 +1,9 @@
 //! One program invocation: unwrap wrappers (`wrappers.rs`), then dispatch on the program's
 //! name to git/gh, shells and interpreters, file commands, or the shell builtins that matter
-//! (`cd`, `eval`, `source`, `alias`, `trap`).
+//! (`cd`, `eval`, `source`, `alias`, `trap`, and those that set variables).
+//!
+//! `eval` whose arguments are known is code written out in the command: its text is
+//! analysed in this shell (same directory, same variables), as deep as `sh -c` may nest.
 
 use super::analyze::{Analyzer, Dir, Exec};
 use super::args::{program_name, Arg};
@@ -74,6 +77,7 @@ const PROGRAMS: &[(&str, Stage)] = &[
     ("fish", Stage::Interpreter),
     ("flock", Stage::Wrapper),
     ("gawk", Stage::Interpreter),
+    ("getopts", Stage::Builtin),
     ("gh", Stage::Gh),
     ("git", Stage::Git),
     ("gtar", Stage::Files),
@@ -82,11 +86,13 @@ const PROGRAMS: &[(&str, Stage)] = &[
     ("install", Stage::Files),
     ("ionice", Stage::Wrapper),
     ("ksh", Stage::Interpreter),
+    ("let", Stage::Builtin),
     ("ln", Stage::Files),
     ("local", Stage::Builtin),
     ("ltrace", Stage::Wrapper),
     ("lua", Stage::Interpreter),
     ("luajit", Stage::Interpreter),
+    ("mapfile", Stage::Builtin),
     ("mawk", Stage::Interpreter),
     ("mkdir", Stage::Files),
     ("mksh", Stage::Interpreter),
@@ -103,6 +109,7 @@ const PROGRAMS: &[(&str, Stage)] = &[
     ("php", Stage::Interpreter),
     ("popd", Stage::Builtin),
     ("posh", Stage::Interpreter),
+    ("printf", Stage::Builtin),
     ("pushd", Stage::Builtin),
     ("pypy", Stage::Interpreter),
     ("pypy3", Stage::Interpreter),
@@ -110,6 +117,8 @@ const PROGRAMS: &[(&str, Stage)] = &[
     ("python2", Stage::Interpreter),
     ("python3", Stage::Interpreter),
     ("rbash", Stage::Interpreter),
+    ("read", Stage::Builtin),
+    ("readarray", Stage::Builtin),
     ("readonly", Stage::Builtin),
     ("rm", Stage::Files),
     ("rmdir", Stage::Files),
@@ -140,6 +149,7 @@ const PROGRAMS: &[(&str, Stage)] = &[
     ("unbuffer", Stage::Wrapper),
     ("unix2dos", Stage::Files),
     ("unlink", Stage::Files),
+    ("unset", Stage::Builtin),
     ("unxz", Stage::Files),
     ("unzip", Stage::Files),
     ("unzstd", Stage::Files),
@@ -228,6 +238,11 @@ impl Analyzer {
                 }
                 return;
             };
+            if ex.direct && self.funcs.iter().any(|f| f == name) {
+                // a function of this command (even one named like a builtin) may assign
+                // any variable
+                self.vars.forget_all();
+            }
             match stage_of(name) {
                 Some(Stage::Wrapper) => match self.wrapper(name, args, ex) {
                     Wrap::Next(k) if k > 0 => {
@@ -271,10 +286,7 @@ impl Analyzer {
             }
             "eval" => {
                 if !rest.is_empty() {
-                    self.opaque(ex, OpaqueReason::Eval, ex.snippet);
-                    if ex.direct {
-                        *shell = Dir::Unknown;
-                    }
+                    self.eval(rest, ex, shell);
                 }
             }
             "source" | "." => {
@@ -282,11 +294,16 @@ impl Analyzer {
                     self.opaque(ex, OpaqueReason::Source, ex.snippet);
                     if ex.direct {
                         *shell = Dir::Unknown;
+                        self.vars.forget_all();
                     }
                 }
             }
             "alias" => {
-                // Alias values are code that later commands may run.
+                // Alias values are code that later commands may run, assignments included
+                // (with `expand_aliases`), which the parser does not expand.
+                if rest.iter().any(|a| a.s.contains('=')) {
+                    self.vars.poison();
+                }
                 for a in rest {
                     if let Some(k) = a.s.find('=') {
                         let value = a.tail(k + 1);
@@ -294,13 +311,71 @@ impl Analyzer {
                     }
                 }
             }
-            "trap" => self.trap(rest, ex),
+            "trap" => {
+                // A trap's code may run between any two commands (DEBUG) and assign.
+                if rest.len() > 1 && !rest.iter().any(|a| a.is("-p") || a.is("-l")) {
+                    self.vars.poison();
+                }
+                self.trap(rest, ex);
+            }
+            "read" | "readarray" | "mapfile" | "getopts" | "unset" | "let" | "printf" => {
+                self.forget_named(name, rest, ex);
+            }
             _ => {
                 // export / declare / typeset / local / readonly
                 for a in rest {
                     self.assignment(*a, &mut ex.clone());
                 }
+                self.declare(name, rest, ex);
             }
+        }
+    }
+
+    /// `eval ARGS`: the arguments joined by spaces are a script run in this shell. When they
+    /// are all known it is analysed like any code of the command; otherwise what is known
+    /// of it is analysed too, but the step is opaque and the shell's state unknown after it.
+    fn eval(&mut self, rest: &[Arg<'_>], ex: &Exec<'_>, shell: &mut Dir) {
+        let mut text = String::new();
+        for (n, a) in rest.iter().enumerate() {
+            if n > 0 {
+                text.push(' ');
+            }
+            text.push_str(a.s);
+        }
+        let dynamic = rest.iter().any(Arg::is_dynamic);
+        let forget = |this: &mut Self, shell: &mut Dir| {
+            if ex.direct {
+                *shell = Dir::Unknown;
+                this.vars.forget_all();
+            }
+        };
+        let limit = if ex.depth >= super::MAX_DEPTH {
+            Some((OpaqueReason::DepthLimit, "eval nested too deep"))
+        } else if !self.spend(1, &text) {
+            Some((OpaqueReason::TooLarge, "too much indirection to follow"))
+        } else {
+            None
+        };
+        if let Some((reason, detail)) = limit {
+            self.opaque(ex, reason, detail);
+            forget(self, shell);
+            return;
+        }
+        let outer = self.enter_indirection(ex, true);
+        self.level += 1;
+        if dynamic || !ex.direct {
+            let vars = self.vars.clone();
+            let mut cwd = if ex.direct { *shell } else { ex.cwd };
+            self.script(&text, &mut cwd, ex.depth + 1);
+            self.vars = vars;
+        } else {
+            self.script(&text, shell, ex.depth + 1);
+        }
+        self.level -= 1;
+        self.leave_indirection(outer);
+        if dynamic {
+            self.opaque(ex, OpaqueReason::Eval, ex.snippet);
+            forget(self, shell);
         }
     }
 
@@ -418,6 +493,7 @@ mod tests {
                 depth: 0,
                 hops: 0,
                 git_repo: None,
+                env: &[],
             };
             let handled = match stage {
                 Stage::Wrapper => !matches!(a.wrapper(name, &args, &mut ex), Wrap::NotWrapper),

@@ -75,13 +75,14 @@ impl<'a> Parser<'a> {
         self.next()?;
         self.enter()?;
         let mut words = Vec::new();
+        let mut var = None;
         if self.peek_op()? == Some(Op::DLParen) {
             let start = self.peek_start()?;
             self.next()?;
             let end = self.arith_end(start.saturating_add(2)).ok_or(ParseError)?;
             words.push(self.arith_word(start.saturating_add(2), end)?);
         } else {
-            self.expect_word()?;
+            var = Some(self.expect_word()?.raw);
             self.skip_newlines()?;
             if self.peek_word()? == Some("in") {
                 self.next()?;
@@ -95,7 +96,7 @@ impl<'a> Parser<'a> {
         }
         let body = self.parse_do_body()?;
         self.leave();
-        Ok(Kind::For { words, body })
+        Ok(Kind::For { var, words, body })
     }
 
     pub(super) fn parse_case(&mut self) -> PResult<Kind<'a>> {

@@ -134,10 +134,17 @@ pub enum Effect {
     },
 }
 
+/// In [`Step::snippet`], separates the command as written from what it resolved to, for a
+/// step that came from indirection: `eval "git push" ⟶ git push`, `$g push ⟶ git push`,
+/// `git -c alias.p=push p ⟶ git push`.
+pub const RESOLVED_SEP: &str = " \u{27f6} ";
+
 /// One effect with where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
-    /// The source text of the simple command (trimmed, at most ~120 chars) for messages.
+    /// The source text of the simple command (trimmed, at most 120 bytes) for messages.
+    /// When the step came from indirection (`eval`, a variable, a git alias), the command as
+    /// written, [`RESOLVED_SEP`], then what it resolved to.
     pub snippet: String,
     /// The directory in effect for this step.
     pub cwd: Cwd,

@@ -48,6 +48,12 @@ fn by_len(a: &str, b: &str) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
+/// A git command (or well-known companion): never an alias, since git ignores aliases that
+/// hide its own commands.
+pub(super) fn is_git_command(name: &str) -> bool {
+    BUILTINS.binary_search_by(|b| by_len(b, name)).is_ok()
+}
+
 /// The directory of the repository named by `--git-dir`/`--work-tree`/`GIT_DIR`: the
 /// parent of a `.git` directory, else the directory itself.
 pub(crate) fn repo_dir(a: Arg<'_>) -> Arg<'_> {
@@ -239,6 +245,11 @@ impl Analyzer {
                 self.opaque(ex, OpaqueReason::Eval, ex.snippet);
             } else {
                 self.config_value(ex, key.s, value);
+                // A file of the repository's or the user's configuration (not `--file`):
+                // later `git NAME` in this command runs the alias.
+                if !o.has(b"f", &["file", "blob"]) {
+                    self.remember_alias(key.s, value);
+                }
             }
         }
     }
@@ -246,7 +257,7 @@ impl Analyzer {
     /// `git [global options] SUBCOMMAND ...` (args[0] is `git`).
     pub(crate) fn git(&mut self, args: &[Arg<'_>], ex: &mut Exec<'_>) {
         let mut i = 1;
-        let mut alias_cfg = false;
+        let mut aliases = Vec::new();
         let mut pull_rebase_cfg: Option<bool> = None;
         // `--git-dir`/`--work-tree` (or GIT_DIR/GIT_WORK_TREE) name the repository the
         // operation acts on; relative to the directory after any `-C`.
@@ -294,7 +305,7 @@ impl Analyzer {
                 "--git-dir" | "--work-tree" => repo = value.or(repo),
                 _ => {}
             }
-            if !self.git_global(name, value, ex, &mut alias_cfg, &mut pull_rebase_cfg) {
+            if !self.git_global(name, value, ex, &mut aliases, &mut pull_rebase_cfg) {
                 return;
             }
         };
@@ -309,14 +320,21 @@ impl Analyzer {
             return;
         };
         let rest = args.get(i + 1..).unwrap_or(&[]);
-        let name = sub.s;
-        if BUILTINS.binary_search_by(|b| by_len(b, name)).is_err() {
-            self.opaque(ex, OpaqueReason::GitAlias, &format!("git {name}"));
-            return;
-        }
-        if alias_cfg {
-            self.opaque(ex, OpaqueReason::GitAlias, "git -c alias.*");
-        }
+        let cmd = super::git_alias::GitCmd {
+            aliases: &aliases,
+            pull_rebase_cfg,
+        };
+        self.git_command(sub, rest, ex, &cmd, 0);
+    }
+
+    /// A git command (after global options and alias expansion): `--help`, or classified.
+    pub(super) fn git_builtin(
+        &mut self,
+        name: &str,
+        rest: &[Arg<'_>],
+        ex: &mut Exec<'_>,
+        pull_rebase_cfg: Option<bool>,
+    ) {
         if asks_help(rest) {
             self.git_op(ex, GitOp::Read, name); // `git push --help` only shows a manual
             return;
@@ -325,12 +343,13 @@ impl Analyzer {
     }
 
     /// Effects of one global option; false when the command is fully decided (opaque).
-    fn git_global(
+    /// `-c alias.NAME=VALUE` is collected into `aliases`.
+    fn git_global<'x>(
         &mut self,
         name: &str,
-        value: Option<Arg<'_>>,
+        value: Option<Arg<'x>>,
         ex: &mut Exec<'_>,
-        alias_cfg: &mut bool,
+        aliases: &mut Vec<(&'x str, Arg<'x>)>,
         pull_rebase_cfg: &mut Option<bool>,
     ) -> bool {
         match name {
@@ -348,7 +367,8 @@ impl Analyzer {
                         self.opaque(ex, OpaqueReason::Eval, &detail);
                     }
                 } else if config_risk(key) == ConfigRisk::Alias {
-                    *alias_cfg = true;
+                    let alias = key.get("alias.".len()..).unwrap_or("");
+                    aliases.push((alias, val.unwrap_or(Arg::lit(""))));
                 } else if key.eq_ignore_ascii_case("pull.rebase") {
                     let v = val.map_or("true", |v| v.s);
                     *pull_rebase_cfg = Some(!v.eq_ignore_ascii_case("false"));

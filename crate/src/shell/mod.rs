@@ -9,6 +9,14 @@
 //! `trap`/`alias` bodies, git config values that are commands) are analysed recursively up
 //! to [`MAX_DEPTH`].
 //!
+//! Indirection written out in the command is code, not opaque: variables the command
+//! assigns a literal (`vars`, `assigns`) are substituted where used (`expand`, `simple`),
+//! with the shell's scoping; `eval` with known arguments is analysed like `sh -c` but in
+//! the same shell; git aliases defined by `-c alias.X=...` or an earlier `git config
+//! alias.X ...` are expanded (`git_alias`); a `for` variable over words or globs is the set
+//! of its values. Such steps show the command as written and what it resolved to
+//! ([`RESOLVED_SEP`]).
+//!
 //! Guarantees: never panics; input over [`MAX_INPUT`] bytes is a single `TooLarge` step;
 //! nesting, wrapper hops, path lengths and the number of steps are bounded, so time, stack
 //! and output are bounded too. Anything the analyser cannot see through becomes an `Opaque`
@@ -23,7 +31,10 @@
 //!   and also reported as `Opaque Eval`;
 //! * a mutating `gh api` call is `Opaque GitAlias` (an unknown hosting operation);
 //! * functions are analysed where they are defined; calling one whose body may `cd` makes the
-//!   directory unknown.
+//!   directory unknown, and calling one makes every variable unknown;
+//! * a variable is known only from an assignment in the command itself; anything the shell
+//!   cannot know statically (`$(...)`, `read`, a branch that may not run, a subshell's
+//!   assignment) leaves it unknown, and an unknown variable is what it was before: dynamic.
 #![cfg_attr(
     not(test),
     deny(
@@ -40,22 +51,28 @@
 
 mod analyze;
 mod args;
+mod assigns;
 mod ast;
 mod command;
 mod compound;
 pub mod effects;
+mod expand;
 mod files;
+mod flow;
 mod gh;
 mod git;
+mod git_alias;
 mod git_tree;
 mod interpreters;
 mod lexer;
 mod parser;
+mod simple;
 mod summary;
+mod vars;
 mod word;
 mod wrappers;
 
-pub use effects::{Analysis, Cwd, Effect, FileOp, GitOp, OpaqueReason, Step};
+pub use effects::{Analysis, Cwd, Effect, FileOp, GitOp, OpaqueReason, Step, RESOLVED_SEP};
 pub use summary::summary;
 
 /// How many `sh -c` / heredoc-to-shell levels are analysed; deeper ones are

@@ -218,6 +218,9 @@ pub struct SyncInputs {
     pub new_status: String,
     /// The agent asking for the change.
     pub agent: String,
+    /// Agents whose moves `agent` may make too (those it is `like` in the policy).
+    #[serde(default)]
+    pub like: Vec<String>,
     /// The current time, ISO 8601 (`2026-01-03T18:18:35Z`).
     pub now_iso: String,
     /// Artifact paths to link.
@@ -237,6 +240,7 @@ impl Default for SyncInputs {
             task_number: 0,
             new_status: String::new(),
             agent: String::new(),
+            like: Vec::new(),
             now_iso: String::new(),
             artifacts: Vec::new(),
         }
@@ -820,7 +824,20 @@ pub fn plan_status_sync(inputs: &SyncInputs, config: &StatusConfig) -> Result<Sy
     if changes {
         let old_facts = MdFacts(MdDoc::parse(&todo_text[entry.start..entry.end]));
         let new_facts = MdFacts(MdDoc::parse(&new_todo[new_entry.start..new_entry.end]));
-        if let Err(p) = check_move(m, from, target, &inputs.agent, Some(&old_facts), &new_facts) {
+        // The agent's own role first; else one it is `like` (as for an edit of the file).
+        // A refusal names the agent's own problem.
+        let moved = check_move(m, from, target, &inputs.agent, Some(&old_facts), &new_facts)
+            .map(|_| ())
+            .or_else(|p| {
+                let like =
+                    |a: &String| check_move(m, from, target, a, Some(&old_facts), &new_facts);
+                if inputs.like.iter().any(|a| like(a).is_ok()) {
+                    Ok(())
+                } else {
+                    Err(p)
+                }
+            });
+        if let Err(p) = moved {
             let (_, sentence) = move_problem_sentence(
                 m,
                 &Extractor::default_todo(),

@@ -1,0 +1,257 @@
+// `nso conductor ...`: the Conductor protocol (seed 003) from a shell. Every command is one
+// operation of plugin/conductor/store.js (lock, read, core decision, atomic write), the same
+// the OpenCode plugin runs, so a person, a script and an agent share one set of claims.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { execFileSync } from "node:child_process";
+import { runConductor } from "../plugin/conductor/store.js";
+import { canonicalClaim } from "../plugin/conductor/paths.js";
+import { pidExists, processStartToken } from "../plugin/conductor/liveness.js";
+
+export const CONDUCTOR_USAGE = `  nso conductor start --task T --priority P1..P4 [--project NAME] [--agent NAME] [--override "WHY"] [--pid N]
+  nso conductor claim PATH... [--file P]... [--files P...] [--force "WHY"]  (--instance ID)
+  nso conductor release (PATH... | --all) [--reason R]                     (--instance ID)
+  nso conductor done [--outcome success|failed|abandoned] [--files P...]   (--instance ID)
+  nso conductor heartbeat                                                  (--instance ID)
+  nso conductor status | cleanup [--max-age-minutes N]
+  nso conductor [OP] --json-in        (the seed's JSON operation on stdin)
+  all conductor commands: [--json] [--dir DIR] [--home DIR]`;
+
+export const CONDUCTOR_HELP = `conductor
+         coordinates several agents (OpenCode, Cursor, a shell...) working on one machine:
+         each registers a task (start), claims the files it will edit (claim) before
+         editing, and releases them (release, done). A claim that intersects another
+         instance's claim is refused with who holds it; --force "WHY" takes it over and is
+         logged as FORCE. State: $CONDUCTOR_HOME (default ~/.conductor): status.json,
+         history.jsonl, conflicts.log, sprint.json (the priority gate's sprint focus).
+         --instance defaults to $CONDUCTOR_INSTANCE. PATHs are made absolute and canonical
+         (real folders; a folder claims everything under it); globs (*, **, ?, [..], {a,b})
+         are kept. start records --pid N (else $OPENCODE_PID, set by OpenCode for its
+         commands) so the claim ends when that process ends; without one, an instance
+         lives by heartbeat (cleanup after --max-age-minutes, default 60).
+         --json prints the core's answer. Exit 0 ok, 1 conflict or blocked, 2 usage or
+         store error.`;
+
+const OPS = ["start", "claim", "status", "done", "release", "heartbeat", "cleanup"];
+const VALUE_FLAGS = ["--task", "--project", "--priority", "--instance", "--agent", "--reason", "--outcome", "--override",
+  "--force", "--max-age-minutes", "--dir", "--home", "--pid", "--file"];
+
+/** A usage error: exit 2 with the message and the usage lines. */
+class UsageError extends Error {}
+
+/**
+ * Where this shell runs, as the seed detects it (`cur`, `vsc`, `itm`, `cow`, else `web`), with
+ * `opc` for OpenCode first: OpenCode sets OPENCODE=1 (and OPENCODE_PID) for the commands its
+ * agents run, also when OpenCode itself runs inside a VS Code or iTerm terminal.
+ */
+export function detectSource(env = process.env) {
+  if (env.OPENCODE || env.OPENCODE_PID) return "opc";
+  if (env.CURSOR_SESSION) return "cur";
+  if (env.VSCODE_GIT_IPC_HANDLE) return "vsc";
+  if (env.TERM_PROGRAM === "iTerm.app") return "itm";
+  if (env.CLAUDE_COWORK_SESSION) return "cow";
+  return "web";
+}
+
+/** Parses `argv` (after `conductor`) into `{op, flags, paths}`. */
+export function parseConductorArgs(argv) {
+  const opts = { op: undefined, paths: [], files: [] };
+  let i = 0;
+  if (argv[0] && !argv[0].startsWith("-")) {
+    if (!OPS.includes(argv[0])) throw new UsageError(`unknown conductor command ${JSON.stringify(argv[0])}`);
+    opts.op = argv[i++];
+  }
+  for (; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--json") opts.json = true;
+    else if (arg === "--json-in") opts.jsonIn = true;
+    else if (arg === "--all") opts.all = true;
+    else if (arg === "--files") {
+      while (i + 1 < argv.length && !argv[i + 1].startsWith("--")) opts.files.push(argv[++i]);
+    } else if (VALUE_FLAGS.includes(arg)) {
+      if (i + 1 >= argv.length) throw new UsageError(`${arg} needs a value`);
+      if (arg === "--file") opts.files.push(argv[++i]);
+      else opts[arg.slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = argv[++i];
+    } else if (!arg.startsWith("-")) opts.paths.push(arg);
+    else throw new UsageError(`unknown argument ${JSON.stringify(arg)}`);
+  }
+  if (!opts.op && !opts.jsonIn) throw new UsageError("give a conductor command");
+  return opts;
+}
+
+/** The git root of `dir` (real path), else `dir` itself: the project an instance works in. */
+function projectRoot(dir) {
+  try {
+    return fs.realpathSync(execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
+  } catch {
+    // not a git repository, or (a seed JSON from elsewhere) not even a folder here
+    return canonicalClaim(".", dir).replace(/\/\*\*$/, "");
+  }
+}
+
+/** The process whose life the instance shares: --pid, else OpenCode's (OPENCODE_PID), else none. */
+function ownerProcess(opts, env) {
+  const given = opts.pid ?? env.OPENCODE_PID;
+  if (given === undefined) return { pid: null, process_started: null };
+  const pid = Number(given);
+  if (!Number.isInteger(pid) || pid <= 0 || !pidExists(pid)) {
+    if (opts.pid !== undefined) throw new UsageError(`--pid ${opts.pid} is not a running process`);
+    return { pid: null, process_started: null };
+  }
+  return { pid, process_started: processStartToken(pid) };
+}
+
+const intOf = (text, flag) => {
+  if (!/^\d+$/.test(String(text))) throw new UsageError(`${flag} needs a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+};
+
+/**
+ * The core operation for the parsed command line, or for the seed JSON `input` (stdin with
+ * --json-in; flags fill what it leaves out). Paths become canonical absolute claim patterns.
+ */
+export function buildOperation(opts, { env = process.env, cwd = process.cwd(), input } = {}) {
+  const base = path.resolve(cwd, opts.dir ?? input?.working_directory ?? ".");
+  const operation = input?.operation ?? opts.op;
+  if (!OPS.includes(operation)) throw new UsageError(`unknown operation ${JSON.stringify(operation)}`);
+  if (opts.op && input?.operation && opts.op !== input.operation) {
+    throw new UsageError(`the command says ${opts.op} but the JSON on stdin says ${input.operation}`);
+  }
+  const op = { ...input, operation };
+  const listed = [...opts.paths, ...opts.files];
+  const canonical = (list) => list.map((p) => canonicalClaim(String(p), base));
+  const instance = () => {
+    op.instance_id ??= opts.instance ?? env.CONDUCTOR_INSTANCE;
+    if (!op.instance_id) throw new UsageError(`${operation} needs --instance ID (or $CONDUCTOR_INSTANCE)`);
+  };
+  if (operation === "start") {
+    op.task ??= opts.task;
+    op.priority ??= opts.priority;
+    if (!op.task || !op.priority) throw new UsageError("start needs --task and --priority");
+    const root = op.project_root ?? projectRoot(base);
+    op.working_directory ??= base;
+    op.project_root = root;
+    op.project ??= opts.project ?? path.basename(root);
+    op.source ??= detectSource(env);
+    op.host ??= os.hostname();
+    if (op.pid === undefined) Object.assign(op, ownerProcess(opts, env));
+    op.agent ??= opts.agent ?? null;
+    op.session ??= null;
+    if (opts.override !== undefined) op.override = opts.override;
+  } else if (operation === "claim") {
+    instance();
+    op.files = canonical(op.files ?? listed);
+    if (!op.files.length) throw new UsageError("claim needs the paths to claim");
+    if (opts.force !== undefined) op.force = opts.force;
+    if (op.force !== undefined) op.by ??= opts.agent ?? os.userInfo().username;
+  } else if (operation === "release") {
+    instance();
+    if (opts.all || op.all) op.all = true;
+    else op.files = canonical(op.files ?? listed);
+    if (!op.all && !op.files.length) throw new UsageError("release needs the paths to release, or --all");
+    if (opts.reason !== undefined) op.reason = opts.reason;
+  } else if (operation === "done") {
+    instance();
+    op.outcome ??= opts.outcome ?? "success";
+    op.files_modified = canonical(op.files_modified ?? listed);
+  } else if (operation === "heartbeat") {
+    instance();
+  } else if (operation === "cleanup") {
+    op.max_age_minutes ??= opts.maxAgeMinutes === undefined ? 60 : intOf(opts.maxAgeMinutes, "--max-age-minutes");
+  }
+  return op;
+}
+
+const minutes = (m) => (m == null ? "?" : m >= 120 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}` : `${m}m`);
+const seconds = (s) => (s == null ? "?" : s < 120 ? `${s}s` : minutes(Math.floor(s / 60)));
+
+/** A claim as shown in the table: relative to the instance's project when inside it. */
+function shortClaim(pattern, root) {
+  return root && pattern.startsWith(`${root}/`) ? pattern.slice(root.length + 1) : pattern;
+}
+
+/** The readable table of a `status` result: one row per instance, then drift warnings. */
+export function statusTable(result) {
+  const instances = result.instances ?? [];
+  if (!instances.length) return "no instances registered";
+  const rows = [["INSTANCE", "PROJECT", "TASK", "PRI", "AGENT", "AGE", "HEARTBEAT", "ALIVE", "CLAIMS"]];
+  for (const i of instances) {
+    const claims = (i.files_claimed ?? []).map((c) => shortClaim(c, i.project_root));
+    rows.push([i.id, i.project ?? "", clip(i.task ?? "", 40), i.priority ?? "", i.agent ?? "-", minutes(i.age_minutes),
+      `${seconds(i.heartbeat_age_seconds)} ago`, i.alive === false ? "dead" : "alive", claims.length ? claims.join(", ") : "-"]);
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const lines = rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  "));
+  for (const w of result.drift_warnings ?? []) lines.push(`drift: ${w.instance_id}: ${w.reason}${w.acknowledged ? " (acknowledged)" : ""}`);
+  const s = result.summary;
+  if (s) lines.push(`${s.active_count} instance(s), ${s.total_files_claimed} claim(s), oldest ${minutes(s.oldest_instance_age_minutes)}`);
+  return lines.join("\n");
+}
+
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+/** The readable text of any other result. */
+function describe(op, result) {
+  const lines = [];
+  if (op === "start" && result.status === "ok") {
+    lines.push(`registered ${result.instance_id}`, `  export CONDUCTOR_INSTANCE=${result.instance_id}`);
+  }
+  if (result.message) lines.push(result.message);
+  if (result.claimed?.length) lines.push(`claimed: ${result.claimed.join(", ")}`);
+  if (result.released?.length) lines.push(`released: ${result.released.join(", ")}`);
+  for (const c of result.conflicts ?? []) {
+    lines.push(`  ${c.file} is held by ${c.held_by}${c.holder_agent ? ` (@${c.holder_agent})` : ""}: ` +
+      `"${c.holder_task ?? "?"}"${c.holder_age_minutes != null ? `, for ${minutes(c.holder_age_minutes)}` : ""}`);
+  }
+  if (result.drift_warning) lines.push(`drift warning: ${typeof result.drift_warning === "string" ? result.drift_warning : JSON.stringify(result.drift_warning)}`);
+  for (const o of result.options ?? []) lines.push(`  option: ${o}`);
+  return lines.length ? lines.join("\n") : JSON.stringify(result, null, 2);
+}
+
+/** The exit status of a result: 0 ok, 1 conflict or blocked (or anything not ok). */
+export const exitFor = (result) => (result?.status === "ok" ? 0 : 1);
+
+/**
+ * Runs `nso conductor ...` with `argv` (the words after `conductor`); resolves to the exit
+ * status. Output goes to `out`/`err` (console by default).
+ */
+export async function conductorMain(argv, { env = process.env, cwd = process.cwd(), readStdin = () => fs.readFileSync(0, "utf8"),
+  out = console.log, err = console.error } = {}) {
+  let opts;
+  let op;
+  try {
+    opts = parseConductorArgs(argv);
+    let input;
+    if (opts.jsonIn) {
+      try {
+        input = JSON.parse(readStdin());
+      } catch (error) {
+        throw new UsageError(`--json-in: stdin is not JSON: ${error.message}`);
+      }
+      if (!input || typeof input !== "object" || Array.isArray(input)) throw new UsageError("--json-in: stdin must be one JSON object");
+    }
+    op = buildOperation(opts, { env, cwd, input });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(`nso conductor: ${error.message}\n\nusage:\n${CONDUCTOR_USAGE}`);
+    return 2;
+  }
+  let answer;
+  try {
+    answer = await runConductor({ home: opts.home ?? env.CONDUCTOR_HOME, op, errorLog: (n) => err(`nso conductor: RECOVERED: ${n.message}`) });
+  } catch (error) {
+    return failed(opts, { code: error.code ?? "conductor_error", message: error.message, fix: error.fix }, out, err);
+  }
+  if (answer.error) return failed(opts, answer.error, out, err);
+  const { result } = answer;
+  if (opts.json) out(JSON.stringify(result, null, 2));
+  else out(op.operation === "status" ? statusTable(result) : describe(op.operation, result));
+  return exitFor(result);
+}
+
+function failed(opts, error, out, err) {
+  if (opts.json) out(JSON.stringify({ status: "error", error }, null, 2));
+  err(`nso conductor: ${error.message}${error.fix ? `\nFix: ${error.fix}` : ""} [${error.code}]`);
+  return 2;
+}

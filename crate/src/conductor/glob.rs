@@ -1,0 +1,580 @@
+//! Claim patterns: parsing, normalisation, matching a path, and coverage of one pattern by
+//! another. Intersection of two patterns lives in [`super::intersect`].
+//!
+//! Syntax: `*` any run of characters inside one segment (never `/`), `?` one character,
+//! `[abc]`, `[a-z]`, `[!a]`/`[^a]` classes, `\x` a literal `x`, `**` as a whole segment: zero
+//! or more segments, `{a,b}` alternatives (nesting allowed). A trailing `/` means the folder
+//! and everything below (`/r/src/` = `/r/src/**`); empty and `.` segments are dropped.
+//! Matching is case-sensitive (the file systems the shim canonicalises on are).
+//!
+//! Parsing never fails, because a pattern read from a hand-edited state must still take part
+//! in conflict decisions: an unclosed `[` or `{` and a lone trailing `\` are literal
+//! characters (as in bash). A pattern whose `{a,b}` groups expand past
+//! [`MAX_ALTERNATIVES`] is replaced by an over-approximation (its segments before the first
+//! group, then `**`): it may conflict more often than written, never less.
+
+use std::borrow::Cow;
+
+/// Most alternatives one pattern's `{a,b}` groups may expand to before it is approximated.
+pub const MAX_ALTERNATIVES: usize = 64;
+/// Deepest chain of nested or successive `{}` groups expanded (also keeps recursion shallow).
+const MAX_BRACE_GROUPS: usize = 32;
+
+/// The characters a path segment can hold: every scalar value but NUL and `/`.
+const UNIVERSE: [(u32, u32); 3] = [(1, 0x2E), (0x30, 0xD7FF), (0xE000, 0x10FFFF)];
+
+/// A parsed claim pattern (or a plain path, which is a pattern without wildcards).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    absolute: bool,
+    alts: Vec<Alt>,
+    approximate: bool,
+}
+
+/// One `{a,b}` alternative of a pattern: its segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Alt {
+    pub(crate) segs: Vec<Seg>,
+}
+
+/// One path segment of a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Seg {
+    /// `**`: zero or more whole segments.
+    AnySegs,
+    /// A segment without wildcards.
+    Lit(Box<str>),
+    /// A segment with wildcards.
+    Pat(Vec<Tok>),
+}
+
+/// One element of a segment with wildcards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tok {
+    /// `*`: any run of characters, possibly empty.
+    Star,
+    /// A literal character.
+    Char(char),
+    /// `?`: any one character.
+    Any,
+    /// `[...]`: one character of a set, kept as sorted disjoint ranges inside [`UNIVERSE`]
+    /// (a negated class is stored as its complement).
+    Class(Vec<(u32, u32)>),
+}
+
+impl Pattern {
+    /// Parses `text` (total: every text is a pattern, see the module doc).
+    pub fn parse(text: &str) -> Pattern {
+        let absolute = text.starts_with('/');
+        match expand_braces(text) {
+            Some(expanded) => Pattern {
+                absolute,
+                alts: expanded.iter().map(|t| parse_alt(t)).collect(),
+                approximate: false,
+            },
+            None => Pattern {
+                absolute,
+                alts: vec![parse_alt(&approximation(text))],
+                approximate: true,
+            },
+        }
+    }
+
+    /// True for patterns starting with `/`; an absolute and a relative pattern never meet.
+    pub fn is_absolute(&self) -> bool {
+        self.absolute
+    }
+
+    /// True when the pattern expanded past [`MAX_ALTERNATIVES`] and stands for a wider one.
+    pub fn is_approximate(&self) -> bool {
+        self.approximate
+    }
+
+    pub(crate) fn alts(&self) -> &[Alt] {
+        &self.alts
+    }
+
+    /// Does the pattern match `path` (a path, not a pattern: `*` in it is a character)?
+    /// An approximate pattern matches nothing, so "already covered" is never claimed wrongly.
+    pub fn matches(&self, path: &str) -> bool {
+        if self.approximate || path.starts_with('/') != self.absolute {
+            return false;
+        }
+        let segs: Vec<&str> = path_segments(path).collect();
+        self.alts.iter().any(|alt| alt.matches(&segs))
+    }
+
+    /// Is every path `other` matches also matched by `self`? Conservative: `false` when it
+    /// cannot tell cheaply (equal alternatives, a path, or a folder claim `<prefix>/**` whose
+    /// prefix covers the other's leading segments).
+    pub fn covers(&self, other: &Pattern) -> bool {
+        if self.approximate || other.approximate || self.absolute != other.absolute {
+            return false;
+        }
+        other
+            .alts
+            .iter()
+            .all(|q| self.alts.iter().any(|p| p.covers(q)))
+    }
+}
+
+impl Alt {
+    fn matches(&self, path: &[&str]) -> bool {
+        let n = self.segs.len();
+        let mut states = vec![false; n + 1];
+        states[0] = true;
+        self.closure(&mut states);
+        for seg in path {
+            let mut next = vec![false; n + 1];
+            let mut any = false;
+            for (i, live) in states.iter().enumerate().take(n) {
+                if !live {
+                    continue;
+                }
+                let (to, hit) = match &self.segs[i] {
+                    Seg::AnySegs => (i, true),
+                    Seg::Lit(l) => (i + 1, **l == **seg),
+                    Seg::Pat(toks) => (i + 1, segment_matches(toks, seg)),
+                };
+                if hit {
+                    next[to] = true;
+                    any = true;
+                }
+            }
+            if !any {
+                return false;
+            }
+            states = next;
+            self.closure(&mut states);
+        }
+        states[n]
+    }
+
+    /// Adds the states reached by letting `**` match zero segments.
+    fn closure(&self, states: &mut [bool]) {
+        for i in 0..self.segs.len() {
+            if states[i] && self.segs[i] == Seg::AnySegs {
+                states[i + 1] = true;
+            }
+        }
+    }
+
+    fn literal(&self) -> Option<Vec<&str>> {
+        self.segs
+            .iter()
+            .map(|s| match s {
+                Seg::Lit(l) => Some(&**l),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn covers(&self, q: &Alt) -> bool {
+        if self == q {
+            return true;
+        }
+        if let Some(path) = q.literal() {
+            return self.matches(&path);
+        }
+        // A folder claim `s0/../sk-1/**` covers `q` when q's first k segments are each
+        // either the same as s_i or a literal that s_i matches: the rest falls under `**`.
+        let Some((Seg::AnySegs, prefix)) = self.segs.split_last() else {
+            return false;
+        };
+        prefix.len() <= q.segs.len()
+            && prefix.iter().zip(&q.segs).all(|(s, t)| match (s, t) {
+                (Seg::AnySegs, _) | (_, Seg::AnySegs) => false,
+                (s, t) if s == t => true,
+                (Seg::Lit(a), Seg::Lit(b)) => a == b,
+                (Seg::Pat(toks), Seg::Lit(b)) => segment_matches(toks, b),
+                _ => false,
+            })
+    }
+}
+
+impl Seg {
+    /// The segment as tokens (a literal segment becomes one `Char` per character).
+    pub(crate) fn toks(&self) -> Cow<'_, [Tok]> {
+        match self {
+            Seg::Lit(l) => Cow::Owned(l.chars().map(Tok::Char).collect()),
+            Seg::Pat(toks) => Cow::Borrowed(toks),
+            Seg::AnySegs => Cow::Owned(Vec::new()),
+        }
+    }
+}
+
+impl Tok {
+    /// Does this (non-`*`) token accept `c`?
+    pub(crate) fn accepts(&self, c: char) -> bool {
+        match self {
+            Tok::Star => false,
+            Tok::Char(x) => *x == c,
+            Tok::Any => c != '/',
+            Tok::Class(ranges) => ranges_contain(ranges, c as u32),
+        }
+    }
+}
+
+/// The segments of a path or pattern text: split on `/`, empty and `.` segments dropped.
+pub(crate) fn path_segments(text: &str) -> impl Iterator<Item = &str> {
+    text.split('/').filter(|s| !s.is_empty() && *s != ".")
+}
+
+/// The canonical text of a pattern: `//` and `/./` collapsed, a trailing `/` written `/**`.
+/// Parsing the result gives the same pattern.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 3);
+    if text.starts_with('/') {
+        out.push('/');
+    }
+    let mut first = true;
+    for seg in path_segments(text) {
+        if !first {
+            out.push('/');
+        }
+        out.push_str(seg);
+        first = false;
+    }
+    let folder = text.ends_with('/') && out != "/" && !out.is_empty() && !ends_with_any(&out);
+    if folder {
+        out.push_str("/**");
+    }
+    out
+}
+
+/// The canonical text of a path (not a pattern): `//`, `/./` and a trailing `/` dropped.
+pub fn normalize_path(text: &str) -> String {
+    let joined = path_segments(text).collect::<Vec<_>>().join("/");
+    if text.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+fn ends_with_any(text: &str) -> bool {
+    text == "**" || text.ends_with("/**")
+}
+
+/// The literal start every path matching a normalised pattern begins with, cut at a segment
+/// boundary: a matching path is the head itself or continues with `/` (see [`heads_meet`]).
+pub(crate) fn literal_head(text: &str) -> &str {
+    match text.find(['*', '?', '[', '{', '\\']) {
+        None => text,
+        Some(special) => match text[..special].rfind('/') {
+            Some(slash) => &text[..slash],
+            None => "",
+        },
+    }
+}
+
+/// A quick test on two normalised pattern texts, no parsing: `false` means they are
+/// certainly disjoint (their literal heads part ways), `true` that they may meet.
+pub fn heads_meet(a: &str, b: &str) -> bool {
+    if a.starts_with('/') != b.starts_with('/') {
+        return false;
+    }
+    let (ha, hb) = (literal_head(a), literal_head(b));
+    let (short, long) = if ha.len() <= hb.len() {
+        (ha, hb)
+    } else {
+        (hb, ha)
+    };
+    long.starts_with(short) && (long.len() == short.len() || long.as_bytes()[short.len()] == b'/')
+}
+
+/// One-segment match by a set-of-positions simulation: O(tokens × characters), no blow-up.
+pub(crate) fn segment_matches(toks: &[Tok], s: &str) -> bool {
+    let n = toks.len();
+    let mut states = vec![false; n + 1];
+    states[0] = true;
+    star_closure(toks, &mut states);
+    for c in s.chars() {
+        let mut next = vec![false; n + 1];
+        let mut any = false;
+        for i in 0..n {
+            if !states[i] {
+                continue;
+            }
+            let to = match &toks[i] {
+                Tok::Star => Some(i),
+                tok => tok.accepts(c).then_some(i + 1),
+            };
+            if let Some(to) = to {
+                next[to] = true;
+                any = true;
+            }
+        }
+        if !any {
+            return false;
+        }
+        states = next;
+        star_closure(toks, &mut states);
+    }
+    states[n]
+}
+
+fn star_closure(toks: &[Tok], states: &mut [bool]) {
+    for i in 0..toks.len() {
+        if states[i] && toks[i] == Tok::Star {
+            states[i + 1] = true;
+        }
+    }
+}
+
+fn parse_alt(text: &str) -> Alt {
+    let mut segs: Vec<Seg> = path_segments(text).map(parse_segment).collect();
+    if text.ends_with('/') && !segs.is_empty() && segs.last() != Some(&Seg::AnySegs) {
+        segs.push(Seg::AnySegs);
+    }
+    Alt { segs }
+}
+
+fn parse_segment(raw: &str) -> Seg {
+    if raw == "**" {
+        return Seg::AnySegs;
+    }
+    let chars: Vec<char> = raw.chars().collect();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        i += 1;
+        match c {
+            '*' => {
+                while chars.get(i) == Some(&'*') {
+                    i += 1;
+                }
+                toks.push(Tok::Star);
+            }
+            '?' => toks.push(Tok::Any),
+            '\\' => match chars.get(i) {
+                Some(&e) => {
+                    toks.push(Tok::Char(e));
+                    i += 1;
+                }
+                None => toks.push(Tok::Char('\\')),
+            },
+            '[' => match parse_class(&chars[i..]) {
+                Some((ranges, used)) => {
+                    toks.push(Tok::Class(ranges));
+                    i += used;
+                }
+                None => toks.push(Tok::Char('[')),
+            },
+            _ => toks.push(Tok::Char(c)),
+        }
+    }
+    if toks.iter().all(|t| matches!(t, Tok::Char(_))) {
+        let lit: String = toks
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Char(c) => Some(*c),
+                _ => None,
+            })
+            .collect();
+        Seg::Lit(lit.into_boxed_str())
+    } else {
+        Seg::Pat(toks)
+    }
+}
+
+/// Parses a class body after `[`; returns its set and the characters used (through `]`), or
+/// `None` when it is not closed (the `[` is then literal).
+fn parse_class(chars: &[char]) -> Option<(Vec<(u32, u32)>, usize)> {
+    let mut i = 0;
+    let negated = matches!(chars.first(), Some('!' | '^'));
+    if negated {
+        i += 1;
+    }
+    let mut ranges = Vec::new();
+    let mut first = true;
+    while i < chars.len() {
+        let mut c = chars[i];
+        i += 1;
+        if c == ']' && !first {
+            return Some((class_set(ranges, negated), i));
+        }
+        first = false;
+        if c == '\\' {
+            if let Some(&e) = chars.get(i) {
+                c = e;
+                i += 1;
+            }
+        }
+        if chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|&h| h != ']') {
+            let hi = chars[i + 1];
+            i += 2;
+            let (lo, hi) = (c as u32, hi as u32);
+            ranges.push((lo.min(hi), lo.max(hi)));
+        } else {
+            ranges.push((c as u32, c as u32));
+        }
+    }
+    None
+}
+
+/// Sorted, merged ranges clipped to [`UNIVERSE`]; a negated class becomes its complement.
+fn class_set(mut ranges: Vec<(u32, u32)>, negated: bool) -> Vec<(u32, u32)> {
+    ranges.sort_unstable();
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (lo, hi) in ranges {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    let mut out = Vec::new();
+    for (ulo, uhi) in UNIVERSE {
+        if negated {
+            let mut from = ulo;
+            for &(lo, hi) in &merged {
+                if hi < from || lo > uhi {
+                    continue;
+                }
+                if lo > from {
+                    out.push((from, lo - 1));
+                }
+                from = hi.saturating_add(1);
+            }
+            if from <= uhi {
+                out.push((from, uhi));
+            }
+        } else {
+            for &(lo, hi) in &merged {
+                let (lo, hi) = (lo.max(ulo), hi.min(uhi));
+                if lo <= hi {
+                    out.push((lo, hi));
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn ranges_contain(ranges: &[(u32, u32)], c: u32) -> bool {
+    ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi)
+}
+
+/// Expands `{a,b}` groups; `None` past [`MAX_ALTERNATIVES`] alternatives or
+/// [`MAX_BRACE_GROUPS`] successive groups.
+fn expand_braces(text: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    expand_into(text, &mut out, 0).then_some(out)
+}
+
+fn expand_into(text: &str, out: &mut Vec<String>, depth: usize) -> bool {
+    let Some((open, close, parts)) = first_group(text) else {
+        if out.len() >= MAX_ALTERNATIVES {
+            return false;
+        }
+        out.push(text.to_string());
+        return true;
+    };
+    if depth >= MAX_BRACE_GROUPS {
+        return false;
+    }
+    parts.iter().all(|part| {
+        let expanded = format!("{}{}{}", &text[..open], part, &text[close + 1..]);
+        expand_into(&expanded, out, depth + 1)
+    })
+}
+
+/// The first `{` that has a matching `}` (escapes respected): its offset, the offset of its
+/// `}`, and its top-level comma-separated parts.
+fn first_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'{' => {
+                if let Some(found) = group_at(text, i) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn group_at(text: &str, open: usize) -> Option<(usize, usize, Vec<&str>)> {
+    let bytes = text.as_bytes();
+    let mut level = 0usize;
+    let mut parts = Vec::new();
+    let mut part_start = open + 1;
+    let mut j = open;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' => j += 1,
+            b'{' => level += 1,
+            b'}' => {
+                level -= 1;
+                if level == 0 {
+                    parts.push(&text[part_start..j]);
+                    return Some((open, j, parts));
+                }
+            }
+            b',' if level == 1 => {
+                parts.push(&text[part_start..j]);
+                part_start = j + 1;
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The over-approximation of a pattern that expands too far: its whole segments before the
+/// first group, then `**` (every expansion starts with those segments).
+fn approximation(text: &str) -> String {
+    let open = first_group(text).map_or(text.len(), |(open, _, _)| open);
+    let before = &text[..open];
+    let keep = before.rfind('/').map_or("", |slash| &before[..slash]);
+    if keep.is_empty() && !text.starts_with('/') {
+        "**".to_string()
+    } else {
+        format!("{keep}/**")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_forms() {
+        assert_eq!(normalize("/r//src/./a.ts"), "/r/src/a.ts");
+        assert_eq!(normalize("/r/src/"), "/r/src/**");
+        assert_eq!(normalize("/"), "/");
+        assert_eq!(normalize("src/**"), "src/**");
+    }
+
+    #[test]
+    fn heads() {
+        assert_eq!(literal_head("/r/src/*.ts"), "/r/src");
+        assert_eq!(literal_head("/r/src/a.ts"), "/r/src/a.ts");
+        assert_eq!(literal_head("/*.ts"), "");
+        assert!(heads_meet("/r/src/**", "/r/src"));
+        assert!(!heads_meet("/r/s/**", "/r/src/a"));
+        assert!(!heads_meet("/r/**", "r/**"));
+    }
+
+    #[test]
+    fn approximation_keeps_leading_segments() {
+        assert_eq!(approximation("/r/src/x{a,b}"), "/r/src/**");
+        assert_eq!(approximation("/{a,b}"), "/**");
+        assert_eq!(approximation("{a,b}/c"), "**");
+    }
+
+    #[test]
+    fn classes() {
+        assert_eq!(class_set(vec![(97, 99)], false), vec![(97, 99)]);
+        let not_a = class_set(vec![(97, 97)], true);
+        assert!(!ranges_contain(&not_a, 97) && ranges_contain(&not_a, 98));
+        assert!(!ranges_contain(&not_a, '/' as u32) && !ranges_contain(&not_a, 0xD800));
+    }
+}

@@ -1,0 +1,77 @@
+// The Conductor at the hooks (plugin/claims.js through the real plugin): before a write-class
+// call the plugin claims its targets for the session's instance; another instance's
+// intersecting claim refuses the call (enforce) or warns (advisory).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import plugin from "../../plugin/nso-plugin.js";
+import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
+
+/** Two OpenCode windows (plugin instances) on one project, each with a main session. */
+async function twoWindows(config = {}) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "nso-claims-"));
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify({ conductor: { home, ...config } }), "src/a.ts": "a", "src/b.ts": "b" });
+  const open = async (sid, agent) => {
+    const hooks = await plugin.server({ directory: dir, worktree: dir });
+    await hooks.event(sessionCreated(sid));
+    await hooks["chat.params"](...chatParams(sid, agent));
+    await hooks["chat.message"]({ sessionID: sid }, { message: { agent }, parts: [{ type: "text", text: `${agent}: refactor the api` }] });
+    return hooks;
+  };
+  return { dir, home, a: await open("ses_a", "build"), b: await open("ses_b", "build") };
+}
+
+const write = (file) => ({ filePath: file, content: "x" });
+
+test("a file one window has claimed is refused to another, naming the holder; subagents share", async () => {
+  const { a, b, home } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  const refused = await before(b, "ses_b", "write", write("src/a.ts"));
+  assert.match(refused, /^NSO blocked write for @build: .*src\/a\.ts is claimed by instance opc-[a-z0-9]{6} \(project nso-test-\w+, task "build: refactor the api", agent @build, claimed 0 min ago\)/);
+  assert.match(refused, /wait .* coordinate .* --force/);
+  assert.equal(await before(b, "ses_b", "write", write("src/b.ts")), null, "other files are free");
+  // A subagent of window A works under A's instance.
+  await a.event(sessionCreated("ses_a_child", { parentID: "ses_a", agent: "general" }));
+  assert.equal(await before(a, "ses_a_child", "edit", { filePath: "src/a.ts", oldString: "a", newString: "c" }), null);
+  // Folders and shell writes intersect: B may not delete src/ while A holds src/a.ts.
+  assert.match(await before(b, "ses_b", "bash", { command: "rm -rf src" }), /claimed by instance/);
+  const status = JSON.parse(fs.readFileSync(path.join(home, "status.json"), "utf8"));
+  assert.equal(status.version, "2.0");
+  assert.equal(status.instances.length, 2);
+  assert.match(fs.readFileSync(path.join(home, "conflicts.log"), "utf8"), /\| CONFLICT \|/);
+});
+
+test("when the holder's session ends, its claims are released", async () => {
+  const { a, b } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  assert.match(await before(b, "ses_b", "write", write("src/a.ts")), /claimed by instance/);
+  await a.event({ event: { type: "session.deleted", properties: { info: { id: "ses_a" } } } });
+  assert.equal(await before(b, "ses_b", "write", write("src/a.ts")), null);
+});
+
+test("advisory mode lets the call pass and tells the agent; off mode claims nothing", async () => {
+  const { a, b } = await twoWindows({ mode: "advisory" });
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  assert.equal(await before(b, "ses_b", "write", write("src/a.ts")), null);
+  const out = { output: "written" };
+  await b["tool.execute.after"]({ tool: "write", sessionID: "ses_b", callID: "call_1", args: write("src/a.ts") }, out);
+  assert.match(out.output, /NSO conductor \(advisory\): .*src\/a\.ts is claimed by instance/);
+  const off = await twoWindows({ mode: "off" });
+  assert.equal(await before(off.a, "ses_a", "write", write("src/a.ts")), null);
+  assert.equal(await before(off.b, "ses_b", "write", write("src/a.ts")), null);
+  assert.equal(fs.existsSync(path.join(off.home, "status.json")), false, "no instance registered");
+});
+
+test("an unusable claim store fails closed in enforce mode and says how to fix it", async () => {
+  const file = path.join(makeProject({ "not-a-folder": "x" }), "not-a-folder");
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify({ conductor: { home: file } }) });
+  const hooks = await plugin.server({ directory: dir, worktree: dir });
+  await hooks.event(sessionCreated("ses_1"));
+  await hooks["chat.params"](...chatParams("ses_1", "build"));
+  const refused = await before(hooks, "ses_1", "write", write("src/a.ts"));
+  assert.match(refused, /NSO cannot use the conductor's claim store .*fail closed\)\. Fix: /);
+  assert.equal(await before(hooks, "ses_1", "read", { filePath: "src/a.ts" }), null, "reads never need a claim");
+  assert.match(fs.readFileSync(path.join(dir, ".opencode/logs/nso-errors.log"), "utf8"), /conductor/);
+});
