@@ -42,10 +42,14 @@ report("lock + unlock (plain proper-lockfile)", plainTimes);
 if (typeof loadCore().conductorApply === "function") {
   const started = await runConductor({ home, op: { operation: "start", task: "bench", project: "bench", priority: "P1", working_directory: home, source: "web" } });
   const id = started.result.instance_id;
+  // A heartbeat one second later each time: the state changes, so every run writes (temp
+  // file, fsync, rename, folder fsync); a status only reads.
+  const t0 = Date.now();
+  const at = (i) => new Date(t0 + (i + 1) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
   for (const operation of ["heartbeat", "status"]) {
     const times = [];
-    for (let i = 0; i < runs; i++) times.push(await time(() => runConductor({ home, op: { operation, instance_id: id } })));
-    report(`whole operation (${operation})`, times);
+    for (let i = 0; i < runs; i++) times.push(await time(() => runConductor({ home, now: at(i), op: { operation, instance_id: id } })));
+    report(`whole operation (${operation}${operation === "heartbeat" ? ", writes" : ", reads"})`, times);
   }
 } else {
   console.log("whole operation: skipped, pkg/nso.js has no conductorApply yet (npm run build)");

@@ -13,11 +13,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const pluginUrl = pathToFileURL(path.join(here, "../plugin/nso-plugin.js")).href;
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
 
-function project() {
+/** A project; `conductor` is its conductor mode (claims at the hooks, or `off`). */
+function project(conductor = "off") {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-bench-")));
   fs.mkdirSync(path.join(dir, ".opencode/context/01_memory"), { recursive: true });
   fs.writeFileSync(path.join(dir, ".opencode/context/01_memory/active_context.md"), "Focus: auth.\n");
-  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), "{}");
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "nso-bench-conductor-"));
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), JSON.stringify({ conductor: { mode: conductor, home } }));
   return dir;
 }
 
@@ -103,32 +105,48 @@ function pythonBaseline(runs) {
   return times.sort((a, b) => a - b);
 }
 
-async function main() {
-  const dir = project();
-  const cold = coldStart(dir, 30);
-  const plugin = (await import(pluginUrl)).default;
+/** Hooks of a plugin instance on a fresh project, with every scenario's agent noted. */
+async function start(plugin, conductor) {
+  const dir = project(conductor);
   const hooks = await plugin.server({ directory: dir, worktree: dir });
   await hooks["chat.params"]({ sessionID: "ses_bench", message: { agent: "build" } }, {});
   for (const { agent } of scenarios.filter((s) => s.agent)) {
     await hooks["chat.params"]({ sessionID: `ses_${agent}`, message: { agent } }, {});
   }
+  return { dir, hooks };
+}
+
+async function main() {
+  const plugin = (await import(pluginUrl)).default;
+  const { dir, hooks } = await start(plugin, "off");
+  const claiming = await start(plugin, "enforce");
+  const cold = coldStart(dir, 30);
+  const coldClaims = coldStart(claiming.dir, 15);
   const wasm = fs.readFileSync(path.join(here, "../pkg/nso_bg.wasm"));
   const fmt = (n) => n.toFixed(2).padStart(8);
   console.log(`NSO plugin benchmark (${runtime}, ${os.cpus().length} cores)`);
   console.log(`wasm: ${wasm.length} bytes raw, ${zlib.gzipSync(wasm, { level: 9 }).length} bytes gzipped`);
   console.log(`cold start (import + instantiate + config), ${cold.length} processes: ` +
     `p50 ${fmt(percentile(cold, 50))} ms  p99 ${fmt(percentile(cold, 99))} ms`);
+  console.log(`cold start, conductor on (enforce), ${coldClaims.length} processes: ` +
+    `p50 ${fmt(percentile(coldClaims, 50))} ms  p99 ${fmt(percentile(coldClaims, 99))} ms`);
   // Steady state: warm every scenario first, so the JIT and wasm tier-up (JSC keeps tiering
   // for a while) is not charged to whichever scenario happens to be measured first.
+  // With the conductor on, the first call of a write scenario claims its target (lock,
+  // write); the measured calls are those whose target the instance already holds.
   const calls = scenarios.map((scenario) => caller(hooks, scenario));
+  const claimCalls = scenarios.map((scenario) => caller(claiming.hooks, scenario));
   for (let round = 0; round < 3; round++) {
-    for (const call of calls) for (let i = 0; i < 3000; i++) await call();
+    for (const call of [...calls, ...claimCalls]) for (let i = 0; i < 3000; i++) await call();
   }
   let writeP50;
+  console.log(`${"".padEnd(40)} ${"conductor off".padEnd(34)} conductor on (target already held)`);
   for (const [index, scenario] of scenarios.entries()) {
     const t = await perCall(calls[index], 20000);
+    const c = await perCall(claimCalls[index], 20000);
     writeP50 ??= percentile(t, 50);
-    console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs`);
+    console.log(`${scenario.name.padEnd(40)} p50 ${fmt(percentile(t, 50))} µs  p99 ${fmt(percentile(t, 99))} µs` +
+      `   p50 ${fmt(percentile(c, 50))} µs  p99 ${fmt(percentile(c, 99))} µs`);
   }
   // Routing a long message: only the router's scan window crosses into wasm (bounds.js).
   for (const size of [10_000, 10_000_000]) {

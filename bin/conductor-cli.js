@@ -6,7 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { runConductor } from "../plugin/conductor/store.js";
-import { canonicalClaim } from "../plugin/conductor/paths.js";
+import { canonicalClaim, escapeGlob } from "../plugin/conductor/paths.js";
+import { realPath } from "../plugin/files.js";
 import { pidExists, processStartToken } from "../plugin/conductor/liveness.js";
 
 export const CONDUCTOR_USAGE = `  nso conductor start --task T --priority P1..P4 [--project NAME] [--agent NAME] [--override "WHY"] [--pid N]
@@ -86,7 +87,7 @@ function projectRoot(dir) {
     return fs.realpathSync(execFileSync("git", ["rev-parse", "--show-toplevel"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim());
   } catch {
     // not a git repository, or (a seed JSON from elsewhere) not even a folder here
-    return canonicalClaim(".", dir).replace(/\/\*\*$/, "");
+    return realPath(path.resolve(dir));
   }
 }
 
@@ -120,7 +121,10 @@ export function buildOperation(opts, { env = process.env, cwd = process.cwd(), i
   }
   const op = { ...input, operation };
   const listed = [...opts.paths, ...opts.files];
-  const canonical = (list) => list.map((p) => canonicalClaim(String(p), base));
+  const canonical = (list, field = "files") => {
+    if (!Array.isArray(list) || list.some((p) => typeof p !== "string")) throw new UsageError(`${field} must be a list of paths`);
+    return list.map((p) => canonicalClaim(p, base));
+  };
   const instance = () => {
     op.instance_id ??= opts.instance ?? env.CONDUCTOR_INSTANCE;
     if (!op.instance_id) throw new UsageError(`${operation} needs --instance ID (or $CONDUCTOR_INSTANCE)`);
@@ -154,7 +158,7 @@ export function buildOperation(opts, { env = process.env, cwd = process.cwd(), i
   } else if (operation === "done") {
     instance();
     op.outcome ??= opts.outcome ?? "success";
-    op.files_modified = canonical(op.files_modified ?? listed);
+    op.files_modified = canonical(op.files_modified ?? listed, "files_modified");
   } else if (operation === "heartbeat") {
     instance();
   } else if (operation === "cleanup") {
@@ -168,7 +172,8 @@ const seconds = (s) => (s == null ? "?" : s < 120 ? `${s}s` : minutes(Math.floor
 
 /** A claim as shown in the table: relative to the instance's project when inside it. */
 function shortClaim(pattern, root) {
-  return root && pattern.startsWith(`${root}/`) ? pattern.slice(root.length + 1) : pattern;
+  const prefix = root ? `${escapeGlob(root)}/` : null;
+  return prefix && pattern.startsWith(prefix) ? pattern.slice(prefix.length) : pattern;
 }
 
 /** The readable table of a `status` result: one row per instance, then drift warnings. */
@@ -183,6 +188,7 @@ export function statusTable(result) {
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   const lines = rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join("  "));
+  for (const c of result.conflicts ?? []) lines.push(`CONFLICT: ${c.instances?.join(" and ")} hold intersecting claims ${c.patterns?.join(" and ")}`);
   for (const w of result.drift_warnings ?? []) lines.push(`drift: ${w.instance_id}: ${w.reason}${w.acknowledged ? " (acknowledged)" : ""}`);
   const s = result.summary;
   if (s) lines.push(`${s.active_count} instance(s), ${s.total_files_claimed} claim(s), oldest ${minutes(s.oldest_instance_age_minutes)}`);
@@ -197,13 +203,17 @@ function describe(op, result) {
   if (op === "start" && result.status === "ok") {
     lines.push(`registered ${result.instance_id}`, `  export CONDUCTOR_INSTANCE=${result.instance_id}`);
   }
+  if (op === "heartbeat" && result.status === "ok") lines.push(`heartbeat of ${result.instance_id} at ${result.last_heartbeat}`);
   if (result.message) lines.push(result.message);
+  if (result.removed?.length) lines.push(`removed: ${result.removed.join(", ")}`);
   if (result.claimed?.length) lines.push(`claimed: ${result.claimed.join(", ")}`);
   if (result.released?.length) lines.push(`released: ${result.released.join(", ")}`);
   for (const c of result.conflicts ?? []) {
-    lines.push(`  ${c.file} is held by ${c.held_by}${c.holder_agent ? ` (@${c.holder_agent})` : ""}: ` +
+    const held = c.pattern && c.pattern !== c.file ? `${c.pattern}, held` : "held";
+    lines.push(`  ${c.file}: intersects ${held} by ${c.held_by}${c.holder_agent ? ` (@${c.holder_agent})` : ""}: ` +
       `"${c.holder_task ?? "?"}"${c.holder_age_minutes != null ? `, for ${minutes(c.holder_age_minutes)}` : ""}`);
   }
+  for (const f of result.forced ?? []) lines.push(`  took ${f.pattern} from ${f.held_by}`);
   if (result.drift_warning) lines.push(`drift warning: ${typeof result.drift_warning === "string" ? result.drift_warning : JSON.stringify(result.drift_warning)}`);
   for (const o of result.options ?? []) lines.push(`  option: ${o}`);
   return lines.length ? lines.join("\n") : JSON.stringify(result, null, 2);

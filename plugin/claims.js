@@ -8,17 +8,19 @@ import os from "node:os";
 import path from "node:path";
 import { loadCore } from "./core-loader.js";
 import { stamp } from "./logs.js";
-import { canonicalClaim } from "./conductor/paths.js";
+import { canonicalClaim, literalClaim } from "./conductor/paths.js";
 import { processStartToken } from "./conductor/liveness.js";
 import { resolveHome, STATUS_FILE } from "./conductor/home.js";
 import { runConductor } from "./conductor/store.js";
 
 const TASK_CHARS = 200;
 
-/** The claim pattern of a project-relative target (`below`: everything under it). */
+/**
+ * The claim pattern of a project-relative target (`below`: everything under it). A tool's
+ * target is a literal path: `app/[id].tsx` is that file, never a glob.
+ */
 export function targetPattern(root, [rel, below]) {
-  const abs = rel ? `${root}/${rel}` : root;
-  return below ? canonicalClaim(`${abs}/`, root) : canonicalClaim(abs, root);
+  return literalClaim(rel ? `${root}/${rel}` : root, { folder: below });
 }
 
 /** The agent-facing text for a conflict result of the store. */
@@ -187,6 +189,41 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     }
   }
 
+  /**
+   * Claims `paths` (relative to the project, or absolute; folders and globs allowed) for the
+   * instance of `sessionID` ahead of the work (NSO's `nso_claim` tool). Returns the store's
+   * result (`ok` with the patterns, or `conflict` with the holders).
+   */
+  async function claimPaths(sessionID, agent, paths) {
+    const inst = register(sessionID, { agent });
+    await inst.ready;
+    inst.lastActivity = Date.now();
+    const files = paths.map((p) => canonicalClaim(p, root));
+    const answer = await run({ operation: "claim", instance_id: inst.id, files, by: agent ?? null });
+    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    if (answer.result.status === "ok") for (const p of files) if (!inst.held.includes(p)) inst.held.push(p);
+    return answer.result;
+  }
+
+  /** Releases `paths` (or every claim, with `all`) of `sessionID`'s instance (`nso_release`). */
+  async function releasePaths(sessionID, { paths = [], all = false, reason } = {}) {
+    const inst = instances.get(ownerOf(sessionID));
+    if (!inst) return { status: "ok", released: [], message: "this session holds no claims." };
+    await inst.ready;
+    const files = paths.map((p) => canonicalClaim(p, root));
+    const answer = await run({ operation: "release", instance_id: inst.id, ...(all ? { all: true } : { files }), reason });
+    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    inst.held = all ? [] : inst.held.filter((p) => !files.includes(p));
+    return answer.result;
+  }
+
+  /** Every instance on the machine and what it holds (`nso_claims`). */
+  async function status() {
+    const answer = await run({ operation: "status" });
+    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    return answer.result;
+  }
+
   /** A heartbeat on activity, at most every quarter TTL, in the background. */
   function heartbeat(inst) {
     const every = ((settings()?.ttlSeconds ?? 600) * 1000) / 4;
@@ -222,7 +259,10 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     idleTimer = null;
   }
 
-  return { sessionStarted, register, beforeWrite, sessionEnded, systemText, releaseIdle, dispose, instanceOf: (s) => instances.get(ownerOf(s)) };
+  return {
+    sessionStarted, register, beforeWrite, sessionEnded, systemText, releaseIdle, dispose, claimPaths, releasePaths, status,
+    mode, instanceOf: (s) => instances.get(ownerOf(s)),
+  };
 }
 
 /** `time + text` for the decision log. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target for FUZZ_SECONDS each (default 20): the shell analyser, the
-# policy parser/compiler and the patch parser must never panic. Needs a nightly toolchain
-# (rustup's, present on these machines) and cargo-fuzz (installed by scripts/setup.sh).
+# policy parser/compiler, the patch parser and the conductor must never panic. Needs a nightly
+# toolchain (rustup's, present on these machines) and cargo-fuzz (installed by scripts/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../crate"
 seconds=${FUZZ_SECONDS:-20}

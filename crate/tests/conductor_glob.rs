@@ -83,11 +83,20 @@ fn pathological_patterns_stay_fast() {
         &("/**/a".repeat(300) + "/c"),
         &("/**/b".repeat(300) + "/d")
     ));
+    let big = format!("/r/{}", "?*".repeat(2000));
+    let p = Pattern::parse(&big);
+    assert!(!p.is_approximate());
+    assert_eq!(overlap(&p, &p), Overlap::Assumed, "past the budget");
     let huge = format!("/r/{}", "?*".repeat(3000));
-    assert!(
-        intersects(&huge, &huge),
-        "past the budget: assumed to intersect"
-    );
+    assert!(Pattern::parse(&huge).is_approximate(), "over 4096 bytes");
+    assert!(intersects(&huge, "/r/x") && !intersects(&huge, "/s/x"));
+    let members: String = (0..4000u32)
+        .filter_map(|i| char::from_u32(0x7E - i % 80))
+        .filter(|c| !matches!(c, '/' | ']' | '\\' | '-' | '!' | '^' | '{' | '}'))
+        .collect();
+    let class = format!("/r/[{members}]");
+    assert!(!Pattern::parse(&class).is_approximate());
+    assert!(intersects(&class, "/r/a") && !intersects(&class, "/r/aa"));
     assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
 }
 
@@ -103,6 +112,21 @@ fn coverage() {
     assert!(covers(&held("/r/a[1].ts"), "/r/a1.ts"));
     assert!(covers(&held("/r/a\\[1\\].ts"), "/r/a[1].ts"));
     assert!(!covers(&[], "/r/a"));
+    for (pattern, path, want) in [
+        ("/r/./a", "/r/a", true),
+        ("/r/a/.", "/r/a", true),
+        ("/r//a/**", "/r/a/b", true),
+        ("/r/a/", "/r/a/b", true),
+        ("/", "/", true),
+        ("/**", "/", true),
+        ("/r/a/**", "/r/ab", false),
+        ("r/a", "/r/a", false),
+        ("**", "a/b", true),
+        ("src/**", "src/a", true),
+        ("*.ts", "a.ts", true),
+    ] {
+        assert_eq!(covers(&held(pattern), path), want, "{pattern} on {path}");
+    }
     let p = |s: &str| Pattern::parse(s);
     assert!(p("/r/src/**").covers(&p("/r/src/api/**")));
     assert!(p("/r/*/**").covers(&p("/r/src/*.ts")));
@@ -198,6 +222,18 @@ fn intersection_agrees_with_brute_force() {
         for (i, path) in paths.iter().enumerate() {
             let hit = glob.matches(path, false);
             assert_eq!(ours.matches(path), hit, "matcher: {p} on {path}");
+            assert_eq!(
+                covers(std::slice::from_ref(p), path),
+                hit,
+                "covers: {p} on {path}"
+            );
+            // The same pattern and path, relative.
+            let (rel, rel_path) = (&p[1..], &path[1..]);
+            assert_eq!(
+                covers(&[rel.to_string()], rel_path),
+                hit,
+                "{rel} on {rel_path:?}"
+            );
             if hit {
                 bits[i / 64] |= 1 << (i % 64);
             }

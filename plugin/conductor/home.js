@@ -31,12 +31,28 @@ export function resolveHome(home = process.env.CONDUCTOR_HOME) {
  */
 export function ensureHome(home) {
   try {
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    makeFolders(home);
     const real = fs.realpathSync(home);
     if (!fs.statSync(real).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
     return real;
   } catch (error) {
     throw homeError(home, error);
+  }
+}
+
+/**
+ * `mkdir -p` one level at a time (mode 700): Node's recursive mkdir never returns for a path
+ * under /proc/self, and a home path is whatever the environment says.
+ */
+function makeFolders(dir) {
+  const missing = [];
+  for (let d = dir; !fs.existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.push(d);
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
   }
 }
 
@@ -93,15 +109,19 @@ export function writeState(home, text, { keepPrevious }) {
 
 function keepLastGood(home) {
   const current = path.join(home, STATUS_FILE);
-  const link = tempBeside(path.join(home, LAST_GOOD_FILE));
+  const lastGood = path.join(home, LAST_GOOD_FILE);
+  const now = fs.statSync(current, { throwIfNoEntry: false });
+  // Already the same file (a writer died between the two renames): nothing to keep. A rename
+  // between two links of one file would do nothing and leave the temp link behind.
+  if (!now || now.ino === fs.statSync(lastGood, { throwIfNoEntry: false })?.ino) return;
+  const link = tempBeside(lastGood);
   try {
     fs.linkSync(current, link);
-  } catch (error) {
-    if (error.code === "ENOENT") return;
+  } catch {
     // A file system without hard links: a durable copy instead.
     writeDurable(link, fs.readFileSync(current, "utf8"), 0o600);
   }
-  fs.renameSync(link, path.join(home, LAST_GOOD_FILE));
+  fs.renameSync(link, lastGood);
 }
 
 /** Appends `lines` to `name` in one write, then fsyncs (a crash leaves whole lines). */

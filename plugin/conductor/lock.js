@@ -27,6 +27,9 @@ const UPDATE_MS = 1_000;
 /** How long to wait for the lock before giving up; more than STALE_MS, so a stale lock is always broken first. */
 export const WAIT_MS = 15_000;
 
+/** Owner texts of the locks this process holds (or is taking) now. */
+const held = new Set();
+
 const randomHex = (bytes) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -52,11 +55,15 @@ function parseOwner(text) {
 }
 
 /**
- * Renames the lock `dir` aside and keeps it removed if `judge(ownerText, stat)` says it is
- * the lock meant; otherwise puts it back (failing only if a new lock is already in place, which
- * means the one taken had been superseded). Returns whether it removed the lock.
+ * Removes the lock `dir` if it is the one whose owner file reads `expected` (null: a lock
+ * without a readable owner file) and `judge(stat)` agrees: renamed aside (of two removers
+ * only one wins), checked, then deleted; a wrong one is put back (that fails only if a new
+ * lock is already in place, which means the one taken had been superseded). The owner is
+ * read first so that a lock plainly not the one meant is not even moved (a lock moved aside
+ * for a moment looks missing to its holder). Returns whether it removed the lock.
  */
-function removeIf(dir, judge) {
+function removeIf(dir, expected, judge = () => true) {
+  if (readOwner(dir) !== expected) return false;
   const aside = `${dir}.gone-${process.pid}-${randomHex(4)}`;
   try {
     fs.renameSync(dir, aside);
@@ -66,7 +73,7 @@ function removeIf(dir, judge) {
   }
   let meant = false;
   try {
-    meant = judge(readOwner(aside), fs.statSync(aside));
+    meant = readOwner(aside) === expected && judge(fs.statSync(aside));
   } catch {
     // unreadable: treat as not meant
   }
@@ -103,6 +110,7 @@ export function guardedFs(ownerText, state, staleMs) {
         fs.writeFileSync(path.join(temp, OWNER_FILE), ownerText);
         fs.renameSync(temp, file);
         state.mine = ownerText;
+        held.add(ownerText);
         callback(null);
       } catch (error) {
         fs.rmSync(temp, { recursive: true, force: true });
@@ -120,23 +128,26 @@ export function guardedFs(ownerText, state, staleMs) {
     },
     rmdirSync(file) {
       if (state.mine !== null) {
-        removeIf(file, (owner) => owner === state.mine);
+        removeIf(file, state.mine);
         return;
       }
       // Breaking a stale lock: only the one judged stale, and only if it still is.
       const seen = state.seen;
-      removeIf(file, (owner, stat) => seen !== null && owner === seen.owner && stat.ino === seen.ino &&
-        stat.mtimeMs < Date.now() - staleMs);
+      if (seen) removeIf(file, seen.owner, (stat) => stat.ino === seen.ino && stat.mtimeMs < Date.now() - staleMs);
     },
   };
 }
 
-/** Breaks the lock in `dir` if its owner is a process of this host that no longer runs. */
+/**
+ * Breaks the lock in `dir` if its owner is a process of this host that no longer runs, or
+ * this process without holding it (an attempt that failed half-way left it).
+ */
 export function breakIfOwnerDead(dir) {
   const text = readOwner(dir);
   const owner = text && parseOwner(text);
-  if (!owner || owner.host !== os.hostname() || isProcessAlive(owner.pid, owner.started ?? null)) return false;
-  return removeIf(dir, (now) => now === text);
+  if (!owner || owner.host !== os.hostname()) return false;
+  const abandoned = owner.pid === process.pid ? !held.has(text) : !isProcessAlive(owner.pid, owner.started ?? null);
+  return abandoned && removeIf(dir, text);
 }
 
 /** Who holds the lock in `dir`, for messages: `pid 123 on host h since T`, or "unknown". */
@@ -159,46 +170,34 @@ export async function acquireLock(home, { staleMs = STALE_MS, waitMs = WAIT_MS }
   const dir = path.join(home, LOCK_NAME);
   ownStartToken ??= processStartToken(process.pid);
   lockfile ??= (await import("proper-lockfile")).default;
-  const ownerText = JSON.stringify({
-    pid: process.pid, host: os.hostname(), started: ownStartToken, at: new Date().toISOString(), nonce: randomHex(8),
-  });
-  const state = { mine: null, seen: null, compromised: null };
-  const options = {
-    lockfilePath: dir,
-    realpath: false,
-    stale: staleMs,
-    update: UPDATE_MS,
-    retries: 0,
-    fs: guardedFs(ownerText, state, staleMs),
-    // proper-lockfile's default throws from a timer (it would crash the host); the holder
-    // checks this before writing instead.
-    onCompromised: (error) => {
-      state.compromised = error;
-    },
-  };
   const deadline = Date.now() + waitMs;
   let pause = 4;
   for (;;) {
+    // Each attempt has its own owner file: a failed one can never be mistaken for the next.
+    const ownerText = JSON.stringify({
+      pid: process.pid, host: os.hostname(), started: ownStartToken, at: new Date().toISOString(), nonce: randomHex(8),
+    });
+    const state = { mine: null, seen: null, compromised: null };
+    const options = {
+      lockfilePath: dir,
+      realpath: false,
+      stale: staleMs,
+      update: UPDATE_MS,
+      retries: 0,
+      fs: guardedFs(ownerText, state, staleMs),
+      // proper-lockfile's default throws from a timer (it would crash the host); the holder
+      // checks this before writing instead.
+      onCompromised: (error) => {
+        state.compromised = error;
+      },
+    };
     try {
       const release = await lockfile.lock(path.join(home, "status.json"), options);
-      return {
-        assertHeld() {
-          if (state.compromised || readOwner(dir) !== ownerText) {
-            throw conductorError("conductor_lock_lost", `the conductor lock ${dir} was taken over while this operation held it ` +
-              `(it stalled for more than ${staleMs / 1000} s); nothing was written.`, "Run the command again.");
-          }
-        },
-        async release() {
-          if (state.compromised) return;
-          try {
-            await release();
-          } catch {
-            // already released or compromised: nothing of ours is left to remove
-          }
-        },
-      };
+      return lockHandle(dir, ownerText, state, staleMs, release);
     } catch (error) {
-      if (error.code !== "ELOCKED") throw homeError(home, error);
+      held.delete(ownerText);
+      // ENOENT with the home in place: a breaker had our new lock aside for a moment.
+      if (error.code !== "ELOCKED" && !(error.code === "ENOENT" && fs.existsSync(home))) throw homeError(home, error);
     }
     if (breakIfOwnerDead(dir)) continue;
     if (Date.now() >= deadline) {
@@ -208,6 +207,26 @@ export async function acquireLock(home, { staleMs = STALE_MS, waitMs = WAIT_MS }
     await sleep(pause + Math.random() * pause);
     pause = Math.min(pause * 1.5, 50);
   }
+}
+
+function lockHandle(dir, ownerText, state, staleMs, release) {
+  return {
+    assertHeld() {
+      if (state.compromised || readOwner(dir) !== ownerText) {
+        throw conductorError("conductor_lock_lost", `the conductor lock ${dir} was taken over while this operation held it ` +
+          `(it stalled for more than ${staleMs / 1000} s); nothing was written.`, "Run the command again.");
+      }
+    },
+    async release() {
+      held.delete(ownerText);
+      try {
+        await release();
+      } catch {
+        // proper-lockfile gave it up (compromised): remove it if it is still ours after all
+        removeIf(dir, ownerText);
+      }
+    },
+  };
 }
 
 /** A clear error for a conductor home that cannot be used (read-only, not a folder, ...). */

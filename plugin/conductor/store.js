@@ -36,9 +36,17 @@ function parseLoosely(text) {
   }
 }
 
-/** The request `conductorApply` takes (see docs/conductor-contract.md). */
+/**
+ * The request `conductorApply` takes (see docs/conductor-contract.md). A `random` that would
+ * give a `start` an id already registered is replaced (the core refuses a taken id).
+ */
 export function buildRequest({ state, sprint, now, random, host, ttlSeconds, op }) {
-  return { state, sprint, now, random, host, alive: aliveMap(parseLoosely(state), host), ttlSeconds, op };
+  const parsed = parseLoosely(state);
+  if (op?.operation === "start" && Array.isArray(parsed?.instances)) {
+    const taken = new Set(parsed.instances.map((i) => i?.id));
+    while (taken.has(`${op.source ?? "opc"}-${random}`)) random = random6();
+  }
+  return { state, sprint, now, random, host, alive: aliveMap(parsed, host), ttlSeconds, op };
 }
 
 /** Asks the core; a thrown error (a trap) becomes a store error, never a silent pass. */
@@ -70,9 +78,14 @@ function recover(core, home, request, problem) {
       restored = null;
     }
   }
+  // status.json is whole again before anything else happens: an operation that fails now
+  // must not leave the next one to start from "no status.json" (an empty state).
+  if (text !== null) writeState(home, text, { keepPrevious: false });
   const message = `the conductor state ${home}/${STATUS_FILE} could not be read (${problem}); it was moved to ` +
-    `${corrupt ?? "(gone already)"} and ${restored ? `the last good state (${restored}) was restored` : "the conductor starts from an empty state"}. ` +
-    "Claims made since then are lost: every instance should check `nso conductor status` and claim again.";
+    `${corrupt ?? "(gone already)"} and ` + (restored
+    ? `the last good state (${restored}) was restored: the last change before the damage may be missing. ` +
+      "Every instance should check `nso conductor status` and claim again what it needs."
+    : "the conductor starts from an empty state: every claim is released. Every instance should start and claim again.");
   return { text, notice: { code: "state_recovered", corrupt, restored_from: restored, problem, message } };
 }
 
@@ -97,8 +110,7 @@ export async function runConductor({
   for (let attempt = 0; ; attempt++) {
     const handle = await acquireLock(dir, lock);
     try {
-      const answer = applyLocked({ core, dir, handle, request: { now, random, host, ttlSeconds, op } });
-      if (answer.recovered) errorLog?.(answer.recovered);
+      const answer = applyLocked({ core, dir, handle, errorLog, request: { now, random, host, ttlSeconds, op } });
       await insideLock?.(answer);
       return answer;
     } catch (error) {
@@ -109,7 +121,7 @@ export async function runConductor({
   }
 }
 
-function applyLocked({ core, dir, handle, request }) {
+function applyLocked({ core, dir, handle, errorLog, request }) {
   removeStrays(dir);
   const read = readState(dir);
   const sprint = readSprint(dir);
@@ -122,10 +134,9 @@ function applyLocked({ core, dir, handle, request }) {
     handle.assertHeld();
     const found = recover(core, dir, { ...request, sprint }, response.error.message);
     recovered = found.notice;
+    errorLog?.(recovered);
     state = found.text;
     response = apply(core, buildRequest({ ...request, state, sprint }));
-    // The restored state goes back to status.json even when the operation changes nothing.
-    if (!response.error && response.state == null && state !== null) response.state = state;
   }
   if (response.error) return { result: response.result ?? null, error: response.error, recovered, changed: false };
   const changed = typeof response.state === "string";
@@ -137,7 +148,7 @@ function applyLocked({ core, dir, handle, request }) {
     appendLines(dir, CONFLICTS_FILE, response.conflicts);
     if (changed) {
       handle.assertHeld();
-      writeState(dir, response.state, { keepPrevious: state !== null && !recovered });
+      writeState(dir, response.state, { keepPrevious: state !== null });
     }
   }
   const result = recovered ? { ...response.result, recovered } : response.result;

@@ -3,6 +3,7 @@
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
 import { forgetRealPaths } from "../files.js";
 import { CONFIG_FILE, createNso } from "../nso.js";
+import { claimTools } from "../claim-tools.js";
 import { nsoTools } from "../nso-tools.js";
 
 /** Agents OpenCode uses for its own requests on a user's session: never the caller. */
@@ -62,7 +63,7 @@ async function callerOf(nso, client, sessionID) {
 function offeredTools(nso) {
   const settings = nso.state.config?.tools ?? { enabled: true, exclude: [] };
   if (!settings.enabled) return {};
-  const all = nsoTools(nso);
+  const all = { ...nsoTools(nso), ...claimTools(nso) };
   for (const name of settings.exclude) delete all[name];
   return all;
 }

@@ -75,3 +75,14 @@ test("an unusable claim store fails closed in enforce mode and says how to fix i
   assert.equal(await before(hooks, "ses_1", "read", { filePath: "src/a.ts" }), null, "reads never need a claim");
   assert.match(fs.readFileSync(path.join(dir, ".opencode/logs/nso-errors.log"), "utf8"), /conductor/);
 });
+
+test("agents claim a folder ahead, see who holds what, and release", async () => {
+  const { a, b } = await twoWindows();
+  const ctx = (sessionID) => ({ sessionID, agent: "build" });
+  assert.match(await a.tool.nso_claim.execute({ paths: ["src/"] }, ctx("ses_a")), /^Claimed: .*\/src\/\*\*/);
+  assert.match(await b.tool.nso_claim.execute({ paths: ["src/b.ts"] }, ctx("ses_b")), /^Not claimed \(nothing was\): .*src\/b\.ts held by opc-/);
+  assert.match(await b.tool.nso_claims.execute({}, ctx("ses_b")), /INSTANCE[\s\S]*src\/\*\*/);
+  assert.match(await before(b, "ses_b", "write", write("src/b.ts")), /claimed by instance/);
+  assert.match(await a.tool.nso_release.execute({ paths: [] }, ctx("ses_a")), /^Released: .*src\/\*\*/);
+  assert.equal(await before(b, "ses_b", "write", write("src/b.ts")), null);
+});

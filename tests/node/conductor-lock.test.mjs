@@ -139,3 +139,28 @@ test("takeover guard: a breaker that judged an old lock stale never removes the 
   assert.equal(fs.existsSync(dir), false);
   assert.deepEqual(fs.readdirSync(home), [], "no temp or aside folders left");
 });
+
+test("takeover guard: a lock judged stale whose holder refreshed it meanwhile is put back, not removed", () => {
+  const home = tempHome();
+  const owner = { pid: 1, host: "elsewhere", nonce: "slow" };
+  const dir = plantLock(home, owner, 60_000);
+  const b = { mine: null, seen: null, compromised: null };
+  const fsB = guardedFs(JSON.stringify({ nonce: "b" }), b, STALE_MS);
+  const before = fs.statSync(dir);
+  b.seen = { owner: JSON.stringify(owner), ino: before.ino };
+  fs.utimesSync(dir, new Date(), new Date()); // the holder's refresh, after B judged it stale
+  fsB.rmdirSync(dir);
+  assert.equal(fs.statSync(dir).ino, before.ino, "the same lock folder is in place");
+  assert.equal(fs.readFileSync(path.join(dir, "owner.json"), "utf8"), JSON.stringify(owner));
+  assert.deepEqual(fs.readdirSync(home), [LOCK_NAME], "nothing left aside");
+  // Judged again once it is really stale, it goes; so does a stale lock without an owner file.
+  const old = new Date(Date.now() - 60_000);
+  fs.utimesSync(dir, old, old);
+  fsB.rmdirSync(dir);
+  assert.equal(fs.existsSync(dir), false);
+  fs.mkdirSync(path.join(dir, "junk"), { recursive: true });
+  fs.utimesSync(dir, old, old);
+  b.seen = { owner: null, ino: fs.statSync(dir).ino };
+  fsB.rmdirSync(dir);
+  assert.deepEqual(fs.readdirSync(home), []);
+});

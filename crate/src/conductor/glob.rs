@@ -11,17 +11,17 @@
 //! in conflict decisions: an unclosed `[` or `{` and a lone trailing `\` are literal
 //! characters (as in bash). A pattern whose `{a,b}` groups expand past
 //! [`MAX_ALTERNATIVES`] is replaced by an over-approximation (its segments before the first
-//! group, then `**`): it may conflict more often than written, never less.
+//! group, then `**`): it may conflict more often than written, never less; so is a pattern
+//! longer than 4096 bytes (its literal start, then `**`), which bounds the work on one pattern.
 
 use std::borrow::Cow;
 
+use super::glob_syntax::{approximation, expand_braces, parse_alt};
+
 /// Most alternatives one pattern's `{a,b}` groups may expand to before it is approximated.
 pub const MAX_ALTERNATIVES: usize = 64;
-/// Deepest chain of nested or successive `{}` groups expanded (also keeps recursion shallow).
-const MAX_BRACE_GROUPS: usize = 32;
-
-/// The characters a path segment can hold: every scalar value but NUL and `/`.
-const UNIVERSE: [(u32, u32); 3] = [(1, 0x2E), (0x30, 0xD7FF), (0xE000, 0x10FFFF)];
+/// Longest pattern text parsed as written (the claim limit); a longer one is approximated.
+const MAX_PATTERN_TEXT: usize = 4096;
 
 /// A parsed claim pattern (or a plain path, which is a pattern without wildcards).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,8 +57,8 @@ pub(crate) enum Tok {
     Char(char),
     /// `?`: any one character.
     Any,
-    /// `[...]`: one character of a set, kept as sorted disjoint ranges inside [`UNIVERSE`]
-    /// (a negated class is stored as its complement).
+    /// `[...]`: one character of a set, kept as sorted disjoint ranges of scalar values that
+    /// a path segment can hold (not NUL, not `/`); a negated class is stored as its complement.
     Class(Vec<(u32, u32)>),
 }
 
@@ -66,6 +66,14 @@ impl Pattern {
     /// Parses `text` (total: every text is a pattern, see the module doc).
     pub fn parse(text: &str) -> Pattern {
         let absolute = text.starts_with('/');
+        if text.len() > MAX_PATTERN_TEXT {
+            // Bounds the work on one pattern; claims and stored patterns never get here.
+            return Pattern {
+                absolute,
+                alts: vec![parse_alt(&format!("{}/**", literal_head(text)))],
+                approximate: true,
+            };
+        }
         match expand_braces(text) {
             Some(expanded) => Pattern {
                 absolute,
@@ -122,10 +130,11 @@ impl Alt {
     fn matches(&self, path: &[&str]) -> bool {
         let n = self.segs.len();
         let mut states = vec![false; n + 1];
+        let mut next = vec![false; n + 1];
         states[0] = true;
         self.closure(&mut states);
         for seg in path {
-            let mut next = vec![false; n + 1];
+            next.fill(false);
             let mut any = false;
             for (i, live) in states.iter().enumerate().take(n) {
                 if !live {
@@ -144,7 +153,7 @@ impl Alt {
             if !any {
                 return false;
             }
-            states = next;
+            std::mem::swap(&mut states, &mut next);
             self.closure(&mut states);
         }
         states[n]
@@ -153,7 +162,7 @@ impl Alt {
     /// Adds the states reached by letting `**` match zero segments.
     fn closure(&self, states: &mut [bool]) {
         for i in 0..self.segs.len() {
-            if states[i] && self.segs[i] == Seg::AnySegs {
+            if states[i] && matches!(self.segs[i], Seg::AnySegs) {
                 states[i + 1] = true;
             }
         }
@@ -256,6 +265,28 @@ fn ends_with_any(text: &str) -> bool {
     text == "**" || text.ends_with("/**")
 }
 
+/// Does the pattern text match the normalised `path`? The common claim shapes (a path, a
+/// folder `<path>/**`) are decided on the text, without parsing: this is the shim's hot path.
+pub fn text_matches(pattern: &str, path: &str) -> bool {
+    let plain = |t: &str| {
+        !t.contains(['*', '?', '[', '{', '\\'])
+            && !t.contains("//")
+            && (t == "/" || !t.ends_with('/'))
+            && t.split('/').all(|s| s != ".")
+    };
+    if plain(pattern) {
+        return pattern == path;
+    }
+    if let Some(folder) = pattern
+        .strip_suffix("/**")
+        .filter(|f| plain(f) && !f.is_empty())
+    {
+        return path == folder
+            || (path.starts_with(folder) && path.as_bytes().get(folder.len()) == Some(&b'/'));
+    }
+    heads_meet(&normalize(pattern), path) && Pattern::parse(pattern).matches(path)
+}
+
 /// The literal start every path matching a normalised pattern begins with, cut at a segment
 /// boundary: a matching path is the head itself or continues with `/` (see [`heads_meet`]).
 pub(crate) fn literal_head(text: &str) -> &str {
@@ -280,17 +311,20 @@ pub fn heads_meet(a: &str, b: &str) -> bool {
     } else {
         (hb, ha)
     };
-    long.starts_with(short) && (long.len() == short.len() || long.as_bytes()[short.len()] == b'/')
+    // An empty head is the start of a (relative) path: a boundary like any `/`.
+    long.starts_with(short)
+        && (short.is_empty() || long.len() == short.len() || long.as_bytes()[short.len()] == b'/')
 }
 
 /// One-segment match by a set-of-positions simulation: O(tokens × characters), no blow-up.
 pub(crate) fn segment_matches(toks: &[Tok], s: &str) -> bool {
     let n = toks.len();
     let mut states = vec![false; n + 1];
+    let mut next = vec![false; n + 1];
     states[0] = true;
     star_closure(toks, &mut states);
     for c in s.chars() {
-        let mut next = vec![false; n + 1];
+        next.fill(false);
         let mut any = false;
         for i in 0..n {
             if !states[i] {
@@ -308,7 +342,7 @@ pub(crate) fn segment_matches(toks: &[Tok], s: &str) -> bool {
         if !any {
             return false;
         }
-        states = next;
+        std::mem::swap(&mut states, &mut next);
         star_closure(toks, &mut states);
     }
     states[n]
@@ -316,229 +350,15 @@ pub(crate) fn segment_matches(toks: &[Tok], s: &str) -> bool {
 
 fn star_closure(toks: &[Tok], states: &mut [bool]) {
     for i in 0..toks.len() {
-        if states[i] && toks[i] == Tok::Star {
+        if states[i] && matches!(toks[i], Tok::Star) {
             states[i + 1] = true;
         }
     }
 }
 
-fn parse_alt(text: &str) -> Alt {
-    let mut segs: Vec<Seg> = path_segments(text).map(parse_segment).collect();
-    if text.ends_with('/') && !segs.is_empty() && segs.last() != Some(&Seg::AnySegs) {
-        segs.push(Seg::AnySegs);
-    }
-    Alt { segs }
-}
-
-fn parse_segment(raw: &str) -> Seg {
-    if raw == "**" {
-        return Seg::AnySegs;
-    }
-    let chars: Vec<char> = raw.chars().collect();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        i += 1;
-        match c {
-            '*' => {
-                while chars.get(i) == Some(&'*') {
-                    i += 1;
-                }
-                toks.push(Tok::Star);
-            }
-            '?' => toks.push(Tok::Any),
-            '\\' => match chars.get(i) {
-                Some(&e) => {
-                    toks.push(Tok::Char(e));
-                    i += 1;
-                }
-                None => toks.push(Tok::Char('\\')),
-            },
-            '[' => match parse_class(&chars[i..]) {
-                Some((ranges, used)) => {
-                    toks.push(Tok::Class(ranges));
-                    i += used;
-                }
-                None => toks.push(Tok::Char('[')),
-            },
-            _ => toks.push(Tok::Char(c)),
-        }
-    }
-    if toks.iter().all(|t| matches!(t, Tok::Char(_))) {
-        let lit: String = toks
-            .iter()
-            .filter_map(|t| match t {
-                Tok::Char(c) => Some(*c),
-                _ => None,
-            })
-            .collect();
-        Seg::Lit(lit.into_boxed_str())
-    } else {
-        Seg::Pat(toks)
-    }
-}
-
-/// Parses a class body after `[`; returns its set and the characters used (through `]`), or
-/// `None` when it is not closed (the `[` is then literal).
-fn parse_class(chars: &[char]) -> Option<(Vec<(u32, u32)>, usize)> {
-    let mut i = 0;
-    let negated = matches!(chars.first(), Some('!' | '^'));
-    if negated {
-        i += 1;
-    }
-    let mut ranges = Vec::new();
-    let mut first = true;
-    while i < chars.len() {
-        let mut c = chars[i];
-        i += 1;
-        if c == ']' && !first {
-            return Some((class_set(ranges, negated), i));
-        }
-        first = false;
-        if c == '\\' {
-            if let Some(&e) = chars.get(i) {
-                c = e;
-                i += 1;
-            }
-        }
-        if chars.get(i) == Some(&'-') && chars.get(i + 1).is_some_and(|&h| h != ']') {
-            let hi = chars[i + 1];
-            i += 2;
-            let (lo, hi) = (c as u32, hi as u32);
-            ranges.push((lo.min(hi), lo.max(hi)));
-        } else {
-            ranges.push((c as u32, c as u32));
-        }
-    }
-    None
-}
-
-/// Sorted, merged ranges clipped to [`UNIVERSE`]; a negated class becomes its complement.
-fn class_set(mut ranges: Vec<(u32, u32)>, negated: bool) -> Vec<(u32, u32)> {
-    ranges.sort_unstable();
-    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
-    for (lo, hi) in ranges {
-        match merged.last_mut() {
-            Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
-            _ => merged.push((lo, hi)),
-        }
-    }
-    let mut out = Vec::new();
-    for (ulo, uhi) in UNIVERSE {
-        if negated {
-            let mut from = ulo;
-            for &(lo, hi) in &merged {
-                if hi < from || lo > uhi {
-                    continue;
-                }
-                if lo > from {
-                    out.push((from, lo - 1));
-                }
-                from = hi.saturating_add(1);
-            }
-            if from <= uhi {
-                out.push((from, uhi));
-            }
-        } else {
-            for &(lo, hi) in &merged {
-                let (lo, hi) = (lo.max(ulo), hi.min(uhi));
-                if lo <= hi {
-                    out.push((lo, hi));
-                }
-            }
-        }
-    }
-    out
-}
-
+/// Is `c` in the set?
 pub(crate) fn ranges_contain(ranges: &[(u32, u32)], c: u32) -> bool {
     ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi)
-}
-
-/// Expands `{a,b}` groups; `None` past [`MAX_ALTERNATIVES`] alternatives or
-/// [`MAX_BRACE_GROUPS`] successive groups.
-fn expand_braces(text: &str) -> Option<Vec<String>> {
-    let mut out = Vec::new();
-    expand_into(text, &mut out, 0).then_some(out)
-}
-
-fn expand_into(text: &str, out: &mut Vec<String>, depth: usize) -> bool {
-    let Some((open, close, parts)) = first_group(text) else {
-        if out.len() >= MAX_ALTERNATIVES {
-            return false;
-        }
-        out.push(text.to_string());
-        return true;
-    };
-    if depth >= MAX_BRACE_GROUPS {
-        return false;
-    }
-    parts.iter().all(|part| {
-        let expanded = format!("{}{}{}", &text[..open], part, &text[close + 1..]);
-        expand_into(&expanded, out, depth + 1)
-    })
-}
-
-/// The first `{` that has a matching `}` (escapes respected): its offset, the offset of its
-/// `}`, and its top-level comma-separated parts.
-fn first_group(text: &str) -> Option<(usize, usize, Vec<&str>)> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 1,
-            b'{' => {
-                if let Some(found) = group_at(text, i) {
-                    return Some(found);
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-fn group_at(text: &str, open: usize) -> Option<(usize, usize, Vec<&str>)> {
-    let bytes = text.as_bytes();
-    let mut level = 0usize;
-    let mut parts = Vec::new();
-    let mut part_start = open + 1;
-    let mut j = open;
-    while j < bytes.len() {
-        match bytes[j] {
-            b'\\' => j += 1,
-            b'{' => level += 1,
-            b'}' => {
-                level -= 1;
-                if level == 0 {
-                    parts.push(&text[part_start..j]);
-                    return Some((open, j, parts));
-                }
-            }
-            b',' if level == 1 => {
-                parts.push(&text[part_start..j]);
-                part_start = j + 1;
-            }
-            _ => {}
-        }
-        j += 1;
-    }
-    None
-}
-
-/// The over-approximation of a pattern that expands too far: its whole segments before the
-/// first group, then `**` (every expansion starts with those segments).
-fn approximation(text: &str) -> String {
-    let open = first_group(text).map_or(text.len(), |(open, _, _)| open);
-    let before = &text[..open];
-    let keep = before.rfind('/').map_or("", |slash| &before[..slash]);
-    if keep.is_empty() && !text.starts_with('/') {
-        "**".to_string()
-    } else {
-        format!("{keep}/**")
-    }
 }
 
 #[cfg(test)]
@@ -561,20 +381,6 @@ mod tests {
         assert!(heads_meet("/r/src/**", "/r/src"));
         assert!(!heads_meet("/r/s/**", "/r/src/a"));
         assert!(!heads_meet("/r/**", "r/**"));
-    }
-
-    #[test]
-    fn approximation_keeps_leading_segments() {
-        assert_eq!(approximation("/r/src/x{a,b}"), "/r/src/**");
-        assert_eq!(approximation("/{a,b}"), "/**");
-        assert_eq!(approximation("{a,b}/c"), "**");
-    }
-
-    #[test]
-    fn classes() {
-        assert_eq!(class_set(vec![(97, 99)], false), vec![(97, 99)]);
-        let not_a = class_set(vec![(97, 97)], true);
-        assert!(!ranges_contain(&not_a, 97) && ranges_contain(&not_a, 98));
-        assert!(!ranges_contain(&not_a, '/' as u32) && !ranges_contain(&not_a, 0xD800));
+        assert!(heads_meet("**", "a/b") && heads_meet("*.ts", "src/a.ts"));
     }
 }

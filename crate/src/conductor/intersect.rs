@@ -136,8 +136,8 @@ fn alt_overlap(a: &Alt, b: &Alt, budget: &mut Budget) -> Result<Option<Vec<Strin
                 queue.push(to);
             }
         };
-        let a_any = i < n && a.segs[i] == Seg::AnySegs;
-        let b_any = j < m && b.segs[j] == Seg::AnySegs;
+        let a_any = i < n && matches!(a.segs[i], Seg::AnySegs);
+        let b_any = j < m && matches!(b.segs[j], Seg::AnySegs);
         if a_any {
             push(s + width, Move::SkipA);
         }
@@ -263,8 +263,8 @@ fn token_product(t: &[Tok], u: &[Tok], budget: &mut Budget) -> Result<Option<Str
                 queue.push(to);
             }
         };
-        let t_star = p < tl && t[p] == Tok::Star;
-        let u_star = q < ul && u[q] == Tok::Star;
+        let t_star = p < tl && matches!(t[p], Tok::Star);
+        let u_star = q < ul && matches!(u[q], Tok::Star);
         if t_star {
             push(index(p + 1, q, ne), '\0');
         }

@@ -16,6 +16,7 @@ pub mod clock;
 mod fields;
 pub mod gate;
 pub mod glob;
+mod glob_syntax;
 pub mod intersect;
 pub mod liveness;
 mod ops;
@@ -97,9 +98,7 @@ pub fn apply_request(request_json: &str) -> Response {
 /// Does any of `patterns` cover the path `path` (a file the instance is about to touch)?
 pub fn covers(patterns: &[String], path: &str) -> bool {
     let path = glob::normalize_path(path);
-    patterns
-        .iter()
-        .any(|p| glob::heads_meet(&glob::normalize(p), &path) && Pattern::parse(p).matches(&path))
+    patterns.iter().any(|p| glob::text_matches(p, &path))
 }
 
 /// Can some path match both patterns? (A false "yes" is possible only past the work budget.)
