@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Runs the plugin benchmark in Node and in OpenCode's own Bun runtime.
+# Runs the benchmarks in Node and in OpenCode's own Bun runtime: the plugin, then conductor
+# claims through the file store (scaling with the claims held, 16 processes at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node bench/plugin.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/plugin.bench.mjs
+node bench/conductor-claims.bench.mjs
+BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-claims.bench.mjs

@@ -47,6 +47,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
   const instances = new Map(); // main session id -> { id, ready, held, forced, drift, lastActivity, lastBeat }
   let seenMtime = 0;
   let idleTimer = null;
+  const storeNotices = new Map(); // text -> main session ids already told
 
   const mode = () => settings()?.mode ?? "enforce";
   const home = () => {
@@ -55,7 +56,13 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
   };
   /** One store operation; the state file it leaves is this instance's own news, not others'. */
   async function run(op) {
-    const answer = await runConductor({ home: home(), op, ttlSeconds: settings()?.ttlSeconds ?? 600, errorLog: (n) => errorLog(n.message) });
+    const answer = await runConductor({
+      home: home(), op, ttlSeconds: settings()?.ttlSeconds ?? 600,
+      errorLog: (n) => {
+        errorLog(n.message);
+        storeNotices.set(`NSO conductor: ${n.message}`, new Set()); // every window's agent hears of it
+      },
+    });
     seenMtime = fs.statSync(path.join(home(), STATUS_FILE), { throwIfNoEntry: false })?.mtimeMs ?? seenMtime;
     return answer;
   }
@@ -137,7 +144,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
       inst.held = [];
       throw Object.assign(new Error("this window's conductor instance was removed (cleanup or a crash recovery); it registers again"), { code: "gone" });
     }
-    for (const n of answer.result?.notices ?? answer.result?.forced ?? []) inst.forced.push(n);
+    for (const n of answer.result?.notices ?? []) inst.forced.push(n);
     if (inst.forced.length) inst.held = inst.held.filter((p) => !inst.forced.some((n) => n.pattern === p));
   }
 
@@ -160,11 +167,6 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
         inst = register(sessionID, { task, agent });
         await inst.ready;
       });
-      if (inst.forced.length) {
-        out.notice = inst.forced.map((n) => `NSO conductor: your claim on ${n.pattern} was taken over by ${n.by ?? "the person"}` +
-          `${n.justification ? ` ("${n.justification}")` : ""}; do not edit it further without coordinating.`).join("\n");
-        inst.forced = [];
-      }
       const patterns = targets.map((t) => targetPattern(root, t));
       const core = loadCore();
       const held = JSON.stringify(inst.held);
@@ -224,6 +226,36 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     return answer.result;
   }
 
+  /**
+   * What the agent of `sessionID` must hear at its next tool call, whatever the tool: claims
+   * a person took over by force, and a claim store that had to be recovered. "" when none.
+   */
+  async function noticesFor(sessionID) {
+    if (mode() === "off") return "";
+    const owner = ownerOf(sessionID);
+    const lines = [];
+    for (const [text, told] of storeNotices) {
+      if (!told.has(owner)) {
+        told.add(owner);
+        lines.push(text);
+      }
+    }
+    const inst = instances.get(owner);
+    if (inst?.id) {
+      try {
+        await refresh(inst);
+      } catch (error) {
+        if (error.code !== "gone") errorLog(`conductor: checking notices failed: ${error.message}`);
+      }
+      for (const n of inst.forced) {
+        lines.push(`NSO conductor: your claim on ${n.pattern} was taken over by ${n.by || "the person"}` +
+          `${n.justification ? ` ("${n.justification}")` : ""}; do not change it further without coordinating with them.`);
+      }
+      inst.forced = [];
+    }
+    return lines.join("\n");
+  }
+
   /** A heartbeat on activity, at most every quarter TTL, in the background. */
   function heartbeat(inst) {
     const every = ((settings()?.ttlSeconds ?? 600) * 1000) / 4;
@@ -260,7 +292,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
   }
 
   return {
-    sessionStarted, register, beforeWrite, sessionEnded, systemText, releaseIdle, dispose, claimPaths, releasePaths, status,
+    sessionStarted, register, beforeWrite, noticesFor, sessionEnded, systemText, releaseIdle, dispose, claimPaths, releasePaths, status,
     mode, instanceOf: (s) => instances.get(ownerOf(s)),
   };
 }

@@ -140,12 +140,17 @@ function missingDeliverables(root, paths) {
 export function nsoTools(nso) {
   const { root } = nso;
 
-  /** Checks every write with the engine, then writes them (creating folders). */
-  function writeAll(ctx, files) {
+  /**
+   * Checks every write with the engine, claims the files for the agent's window (the
+   * Conductor), then writes them (creating folders).
+   */
+  async function writeAll(ctx, files) {
     for (const [rel, content] of files) {
       const refusal = nso.authorizeWrite(ctx.sessionID, ctx.agent, rel, content);
       if (refusal) throw new ToolRefusal(refusal);
     }
+    const held = await nso.claimFiles(ctx, files.map(([rel]) => rel));
+    if (held) throw new ToolRefusal(held);
     for (const [rel, content] of files) {
       const abs = path.join(root, rel);
       fs.mkdirSync(path.dirname(abs), { recursive: true });
@@ -207,7 +212,7 @@ export function nsoTools(nso) {
           completed_steps: [], remaining: criteria.map((c) => ({ text: c, checked: false })), artifacts: [],
           extra_fields: [], extra_sections: [],
         });
-        writeAll(ctx, [[`${dir}/contract.md`, contract], [`${dir}/status.md`, status]]);
+        await writeAll(ctx, [[`${dir}/contract.md`, contract], [`${dir}/status.md`, status]]);
         nso.log(`${iso} nso_contract @${ctx.agent ?? "?"} ${taskId} for @${agent}`);
         return [
           `Created task ${taskId} for @${agent}: ${dir}/contract.md and ${dir}/status.md (PENDING).`,
@@ -236,7 +241,7 @@ export function nsoTools(nso) {
           remaining: strings(args, "remaining").map((s) => ({ text: s, checked: false })),
           artifacts: strings(args, "artifacts"), extra_fields: [], extra_sections: [],
         });
-        writeAll(ctx, [[`${dir}/status.md`, rendered]]);
+        await writeAll(ctx, [[`${dir}/status.md`, rendered]]);
         return `Updated ${dir}/status.md: ${status}.`;
       }),
     },
@@ -266,7 +271,7 @@ export function nsoTools(nso) {
           deliverables: deliverables.map((p) => ({ path: p, note: "" })), validation: [],
           notes: text(args, "notes"), extra_fields: [], extra_sections: [],
         });
-        writeAll(ctx, [[`${dir}/result.md`, rendered]]);
+        await writeAll(ctx, [[`${dir}/result.md`, rendered]]);
         return `Wrote ${dir}/result.md: ${status}, ${deliverables.length} deliverable(s).`;
       }),
     },
@@ -288,7 +293,7 @@ export function nsoTools(nso) {
           task_id: taskId, agent: ctx.agent ?? null, questions, understood: text(args, "understood"),
           unclear: text(args, "unclear"), extra_fields: [], extra_sections: [],
         });
-        writeAll(ctx, [[`${dir}/questions.md`, rendered]]);
+        await writeAll(ctx, [[`${dir}/questions.md`, rendered]]);
         return `Wrote ${dir}/questions.md (${questions.length} question(s)). Stop here and return; your caller will answer.`;
       }),
     },

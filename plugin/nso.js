@@ -197,7 +197,7 @@ export function createNso({ directory, worktree } = {}) {
         if (decision.verdict === "block") throw blockError(decision.message);
         if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
       }
-      if (!READ_TOOLS.has(tool)) await claimTargets(input, agent, request);
+      await claimTargets(input, agent, request);
     }
     if (tool === "task" && state.engine) delegations.before(input, args);
     for (const file of projectHooks.scripts("pre")) {
@@ -218,11 +218,15 @@ export function createNso({ directory, worktree } = {}) {
    */
   async function claimTargets({ tool, sessionID, callID }, agent, request) {
     if ((state.config?.conductor?.mode ?? "enforce") === "off") return;
+    const told = await claims.noticesFor(sessionID); // at any tool call: forced takeovers, store recovery
+    if (told) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), told]);
+    if (READ_TOOLS.has(tool)) return;
     const targets = JSON.parse(withEngine((e) => e.writeTargets(JSON.stringify(request))));
     const { block, notice } = await claims.beforeWrite({ sessionID, agent, targets });
     if (block) {
       logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
-      throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}`);
+      pendingNotices.delete(callID); // a refused call has no result: what it was to carry goes with the refusal
+      throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}${told ? `\n\n${told}` : ""}`);
     }
     if (notice) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), notice]);
   }
@@ -299,6 +303,17 @@ export function createNso({ directory, worktree } = {}) {
   }
 
   /**
+   * Claims project files (relative paths) that one of NSO's own tools is about to write, for
+   * the calling agent's window; the refusal text, or null. The CLI acts for the person, who
+   * is no conductor instance: it claims nothing.
+   */
+  async function claimFiles(ctx, rels) {
+    if (!ctx.sessionID || ctx.sessionID === "cli") return null;
+    const { block } = await claims.beforeWrite({ sessionID: ctx.sessionID, agent: ctx.agent, targets: rels.map((r) => [r, false]) });
+    return block ?? null;
+  }
+
+  /**
    * Runs an atomic status sync (TODO.md + state.json) as the calling agent `ctx.agent`:
    * the status machine plans it, and every planned write must pass the same engine as the
    * agents' own writes. Used by NSO's tools and by the CLI alike (one verdict).
@@ -306,6 +321,9 @@ export function createNso({ directory, worktree } = {}) {
   async function statusSync(ctx, options) {
     if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
     const { op, now, ...args } = options;
+    // An agent's sync claims TODO.md and state.json for its window first.
+    const held = await claimFiles(ctx, [".opencode/specs/TODO.md", ".opencode/specs/state.json"]);
+    if (held) throw Object.assign(new Error(held), { name: "NSOBlock", code: "conductor" });
     const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
     const result = await runStatusSync({
       worktree: root, op, args, agent: ctx.agent ?? "", now,
@@ -325,7 +343,7 @@ export function createNso({ directory, worktree } = {}) {
   load();
   return {
     root, sessions, state, load, sessionCreated, forgetSession, beforeTool, afterTool, systemText, route,
-    authorizeWrite, statusSync,
+    authorizeWrite, statusSync, claimFiles,
     agentOf: (id) => sessions.agentOf(id),
     noteAgent: (id, agent) => sessions.noteAgent(id, agent),
     noteCommand: (id, command) => {

@@ -86,3 +86,42 @@ test("agents claim a folder ahead, see who holds what, and release", async () =>
   assert.match(await a.tool.nso_release.execute({ paths: [] }, ctx("ses_a")), /^Released: .*src\/\*\*/);
   assert.equal(await before(b, "ses_b", "write", write("src/b.ts")), null);
 });
+
+test("a claim a person forces over is told to the former holder's agent at its next tool call", async () => {
+  const { a, b, home, dir } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  const { spawnSync } = await import("node:child_process");
+  const cli = new URL("../../bin/nso.js", import.meta.url).pathname;
+  const forced = spawnSync(process.execPath, [cli, "conductor", "start", "--task", "hotfix", "--priority", "P1", "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
+  assert.equal(forced.status, 0, forced.stderr);
+  const id = JSON.parse(forced.stdout).instance_id;
+  const take = spawnSync(process.execPath, [cli, "conductor", "claim", "src/a.ts", "--force", "urgent hotfix", "--instance", id, "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
+  assert.equal(take.status, 0, take.stderr);
+  assert.match(fs.readFileSync(path.join(home, "conflicts.log"), "utf8"), /\| FORCE \|/);
+  // A's next call, a read, carries the notice in its result.
+  assert.equal(await before(a, "ses_a", "read", { filePath: "src/b.ts" }), null);
+  const out = { output: "text" };
+  await a["tool.execute.after"]({ tool: "read", sessionID: "ses_a", callID: "call_1", args: {} }, out);
+  assert.match(out.output, /NSO conductor: your claim on .*src\/a\.ts was taken over by .*\("urgent hotfix"\)/);
+  // And its write to that file is now refused: the new holder has it.
+  assert.match(await before(a, "ses_a", "write", write("src/a.ts")), new RegExp(`claimed by instance ${id}`));
+  assert.ok(b);
+});
+
+test("an agent's status sync claims TODO.md and state.json for its window", async () => {
+  const fixture = (name) => fs.readFileSync(new URL(`../../crate/tests/fixtures/status/${name}`, import.meta.url), "utf8");
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "nso-claims-"));
+  const dir = makeProject({
+    ".opencode/nso.json": JSON.stringify({ authority: { preset: "proofchecker" }, conductor: { home } }),
+    ".opencode/specs/TODO.md": fixture("TODO.md"), ".opencode/specs/state.json": fixture("state.json"),
+  });
+  const windows = [];
+  for (const sid of ["ses_a", "ses_b"]) {
+    const hooks = await plugin.server({ directory: dir, worktree: dir });
+    await hooks.event(sessionCreated(sid));
+    windows.push(hooks);
+  }
+  const set = (hooks, sid, status) => hooks.tool.nso_status_set.execute({ task: 258, status, artifacts: [] }, { sessionID: sid, agent: "planner" });
+  assert.match(await set(windows[0], "ses_a", "PLANNING"), /\[RESEARCHED\] → \[PLANNING\]/);
+  assert.match(await set(windows[1], "ses_b", "RESEARCHED"), /refused .*TODO\.md is claimed by instance/);
+});
