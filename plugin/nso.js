@@ -321,19 +321,20 @@ export function createNso({ directory, worktree } = {}) {
   async function statusSync(ctx, options) {
     if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
     const { op, now, ...args } = options;
-    // An agent's sync claims TODO.md and state.json for its window first.
-    const held = await claimFiles(ctx, [".opencode/specs/TODO.md", ".opencode/specs/state.json"]);
-    if (held) throw Object.assign(new Error(held), { name: "NSOBlock", code: "conductor" });
     const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
     const result = await runStatusSync({
       worktree: root, op, args, agent: ctx.agent ?? "", now,
       // Its canonical name (an alias may call) and the agents it is `like`.
       like: withEngine((e) => e.movesAs(ctx.agent ?? "")),
-      authorize: (files) => {
+      // Every planned write passes the engine; then the agent's window claims the files (a
+      // sync the machine or the policy refuses claims nothing).
+      authorize: async (files) => {
         for (const f of files) {
           const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text, SYNC_TOOLS[op]);
           if (refusal) throw Object.assign(new Error(refusal), { name: "NSOBlock", code: "authority" });
         }
+        const held = await claimFiles(ctx, files.map((f) => f.path));
+        if (held) throw Object.assign(new Error(held), { name: "NSOBlock", code: "conductor" });
       },
     });
     logs.decision(`${stamp()} status sync @${ctx.agent ?? "?"}: ${result.summary}`);

@@ -157,7 +157,7 @@ export async function runStatusSync({ worktree, op, args = {}, agent = "", like 
     const notes = [...p.notes];
     const writes = p.files.map((f) => ({ rel: f.path, abs: locate(root, f.path), text: f.text }));
     const moves = plannedMoves(root, p.moves, notes);
-    if (authorize && p.files.length) authorize(p.files);
+    if (authorize && p.files.length) await authorize(p.files);
     const step = stepper(crashAt);
     if (writes.length || moves.length) {
       commit(root, writes, moves, step, handle);

@@ -123,5 +123,7 @@ test("an agent's status sync claims TODO.md and state.json for its window", asyn
   }
   const set = (hooks, sid, status) => hooks.tool.nso_status_set.execute({ task: 258, status, artifacts: [] }, { sessionID: sid, agent: "planner" });
   assert.match(await set(windows[0], "ses_a", "PLANNING"), /\[RESEARCHED\] → \[PLANNING\]/);
-  assert.match(await set(windows[1], "ses_b", "RESEARCHED"), /refused .*TODO\.md is claimed by instance/);
+  // A sync the machine refuses claims nothing; a legal one in another window meets A's claim.
+  assert.match(await set(windows[1], "ses_b", "COMPLETED"), /refused .*not a legal transition/);
+  assert.match(await set(windows[1], "ses_b", "PLANNED"), /refused .*TODO\.md is claimed by instance/);
 });
