@@ -7,7 +7,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadCore } from "./core-loader.js";
-import { stamp } from "./logs.js";
 import { canonicalClaim, literalClaim } from "./conductor/paths.js";
 import { processStartToken } from "./conductor/liveness.js";
 import { resolveHome, STATUS_FILE } from "./conductor/home.js";
@@ -155,7 +154,6 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
    */
   async function beforeWrite({ sessionID, agent, targets, task }) {
     if (mode() === "off" || !targets.length) return {};
-    const out = {};
     let inst;
     try {
       inst = register(sessionID, { task, agent });
@@ -171,17 +169,17 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
       const core = loadCore();
       const held = JSON.stringify(inst.held);
       const missing = patterns.filter((p) => !core.conductorCovers(held, p));
-      if (!missing.length) return out; // already held: no lock, no rewrite
+      if (!missing.length) return {}; // already held: no lock, no rewrite
       const answer = await run({ operation: "claim", instance_id: inst.id, files: missing, by: agent ?? null });
       if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
       if (answer.result.status === "conflict") {
         const text = conflictText(answer.result.conflicts ?? [], mode());
-        if (mode() === "advisory") return { notice: [out.notice, text].filter(Boolean).join("\n") };
+        if (mode() === "advisory") return { notice: text };
         return { block: text };
       }
       for (const p of answer.result.claimed ?? missing) if (!inst.held.includes(p)) inst.held.push(p);
       heartbeat(inst);
-      return out;
+      return {};
     } catch (error) {
       const why = `NSO cannot use the conductor's claim store (${error.message})`;
       errorLog(`conductor: ${why}`);
@@ -297,5 +295,3 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
   };
 }
 
-/** `time + text` for the decision log. */
-export const claimLogLine = (verdict, tool, agent, text) => `${stamp()} ${verdict} ${tool} @${agent ?? "?"} conductor: ${text.slice(0, 300)}`;

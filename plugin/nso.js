@@ -280,7 +280,7 @@ export function createNso({ directory, worktree } = {}) {
     if (!message.sessionID || !state.engine) return;
     // The person's first message names the window's task in the conductor.
     if (message.typed && !sessions.peek(message.sessionID)?.parentID) {
-      claims.register(message.sessionID, { task: message.text.slice(0, 400), agent: message.agent })?.ready?.catch(() => {});
+      claims.register(message.sessionID, { task: message.text, agent: message.agent })?.ready?.catch(() => {});
     }
     // Only the router's scan window matters: the rest of a long message never crosses.
     const route = (text, ...rest) => withWorkflow((wf) => wf.route(crossingPrefix(text, wf.scanLimitBytes()), ...rest));
