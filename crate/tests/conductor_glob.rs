@@ -2,8 +2,11 @@
 //! brute force over a small alphabet, with the authority engine's glob as the independent
 //! matcher.
 
+mod rng;
+
 use nso::authority::Glob;
 use nso::conductor::{covers, intersects, overlap, Overlap, Pattern};
+use rng::Rng;
 
 #[test]
 fn intersection_table() {
@@ -133,20 +136,6 @@ fn coverage() {
     assert!(p("/r/{a,b}/**").covers(&p("/r/a/x")));
     assert!(!p("/r/src/**").covers(&p("/r/**")));
     assert!(!p("/r/src/*.ts").covers(&p("/r/src/**")));
-}
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 const TOKENS: &[&str] = &["a", "b", "c", "*", "?", "[ab]", "[!a]", "[b-c]"];

@@ -1,28 +1,11 @@
 //! Deterministic random inputs: `conductor::apply` never panics, always answers well-formed
 //! JSON, and no sequence of operations ever leaves two instances holding intersecting claims.
 
+mod rng;
+
 use nso::conductor::{apply, intersects};
+use rng::Rng;
 use serde_json::{json, Value};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
 
 const PATTERNS: &[&str] = &[
     "/r/src/api/**",

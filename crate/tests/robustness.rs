@@ -2,29 +2,15 @@
 
 mod common;
 
+mod rng;
+
 use common::*;
 use nso::authority::{
     absolute, apply_update, classify, parse_patch, preset_json, Engine, Glob, Policy, Request,
     Roots,
 };
+use rng::Rng;
 use serde_json::{json, Map, Value};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const WORDS: &[&str] = &[
     "preset",
