@@ -11,6 +11,7 @@ import { createNso } from "../plugin/nso.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
 import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
+import { CONTINUITY_COMMANDS, CONTINUITY_HELP, CONTINUITY_USAGE, continuityMain } from "./continuity-cli.js";
 
 const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
@@ -25,6 +26,7 @@ const USAGE = `usage:
   nso status recover [--dir DIR]
   nso check [--dir DIR]
 ${CONDUCTOR_USAGE}
+${CONTINUITY_USAGE}
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
          may, and why. --command implies --tool bash; --path sets filePath (default tool:
@@ -58,6 +60,7 @@ status recover
          file and line, and what is legal), 2 usage error or missing files.
 check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
 ${CONDUCTOR_HELP}
+${CONTINUITY_HELP}
 DIR      the project folder (default: the current one); the project root is its git root.
 WHO      --agent NAME decides as OpenCode's agent NAME would be decided in this project:
          the same engine, policy and messages (an agent the policy does not know is refused
@@ -286,7 +289,14 @@ function check(opts) {
   }
   const text = fs.readFileSync(file, "utf8");
   const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", text));
-  if (!problems.length) problems.push(...JSON.parse(new (loadWorkflowCore().Workflow)(".opencode/nso.json", text).statusProblems()));
+  if (!problems.length) {
+    try {
+      problems.push(...JSON.parse(new (loadWorkflowCore().Workflow)(".opencode/nso.json", text).statusProblems()));
+    } catch (error) {
+      // what only the workflow package checks (the T0 policy) fails its constructor
+      problems.push({ path: error.path ?? "(document)", problem: (error.problem ?? error.message).replace(/^.*?: .*?: /, ""), code: error.code ?? "config", fix: error.fix ?? "correct the file." });
+    }
+  }
   for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
   if (problems.length) process.exit(1);
   console.log(`${file}: valid.`);
@@ -294,6 +304,7 @@ function check(opts) {
 
 // The conductor has its own flags (bin/conductor-cli.js).
 if (process.argv[2] === "conductor") process.exit(await conductorMain(process.argv.slice(3)));
+if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
 const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);
 else if (opts.sub === "check") check(opts);

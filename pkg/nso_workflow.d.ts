@@ -14,6 +14,26 @@ export class Workflow {
      */
     checkStatusEdit(query_json: string): string;
     /**
+     * A handoff from its layers (`HandoffInput` JSON): `{text, lines, truncated, layers}`.
+     */
+    handoff(input_json: string): string;
+    /**
+     * Numbers a new decision (`NewDecision` JSON: `{decision, why, agent, session,
+     * supersedes, whenIso}`) after the entries of the ledger `text`: `{id, appendText}` JSON.
+     * Throws with `code` and `fix` when the decision is refused.
+     */
+    ledgerAppend(text: string, new_json: string): string;
+    /**
+     * The ledger read back as JSON: `{entries, warnings}`, entries in file order with
+     * `supersededBy`.
+     */
+    ledgerJson(text: string): string;
+    /**
+     * The ledger's view as text: current decisions newest first (`all`: superseded ones
+     * too, marked), at most `max_lines` lines.
+     */
+    ledgerView(text: string, all: boolean, max_lines?: number | null): string;
+    /**
      * Compiles the routing section of the config text (`undefined`: no config file).
      */
     constructor(config_file: string, config_text?: string | null);
@@ -33,6 +53,14 @@ export class Workflow {
      * compiled here serve the later status checks.
      */
     statusProblems(): string;
+    /**
+     * The T0 transcripts of `opencode export` JSON (one session or a list).
+     */
+    t0FromExport(text: string, root?: string | null): string;
+    /**
+     * The T0 transcripts of a raw lane (JSONL); `root` makes paths project-relative.
+     */
+    t0FromLane(text: string, root?: string | null): string;
 }
 
 /**

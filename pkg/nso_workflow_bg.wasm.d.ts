@@ -21,10 +21,16 @@ export const statusCheck: (a: number, b: number, c: number, d: number, e: number
 export const validateJsonReturn: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const validateTaskId: (a: number, b: number) => [number, number];
 export const workflow_checkStatusEdit: (a: number, b: number, c: number) => [number, number, number, number];
+export const workflow_handoff: (a: number, b: number, c: number) => [number, number, number, number];
+export const workflow_ledgerAppend: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
+export const workflow_ledgerJson: (a: number, b: number, c: number) => [number, number, number, number];
+export const workflow_ledgerView: (a: number, b: number, c: number, d: number, e: number) => [number, number];
 export const workflow_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const workflow_route: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];
 export const workflow_scanLimitBytes: (a: number) => number;
 export const workflow_statusProblems: (a: number) => [number, number, number, number];
+export const workflow_t0FromExport: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
+export const workflow_t0FromLane: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
 export const __wbindgen_free: (a: number, b: number, c: number) => void;
 export const __wbindgen_exn_store: (a: number) => void;
 export const __externref_table_alloc: () => number;

@@ -7,6 +7,7 @@ import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
 import { READ_TOOLS, blockError, decideWithLookups, decisionLogLines, notEnforcingText } from "./decision.js";
 import { createClaims } from "./claims.js";
+import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
 import { forgetRealPaths, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
@@ -34,6 +35,10 @@ export function createNso({ directory, worktree } = {}) {
   });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
   const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text) });
+  const continuity = createContinuity({
+    root, config: () => (state.engine ? state.config : null), wf: (fn) => withWorkflow(fn), claims, sessions, logs,
+    memoryFiles: () => memoryFiles(), authorizeWrite: (...args) => authorizeWrite(...args),
+  });
 
   function fail(code, message, fix) {
     state.engine = null;
@@ -69,6 +74,9 @@ export function createNso({ directory, worktree } = {}) {
       // first edit of a file they govern. A project's own `status` section is validated
       // now, so a mistake in it fails closed at once.
       state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query)));
+      // The T0 policy is checked by the workflow package (it makes the transcripts): a
+      // mistake in it fails closed at load like any other config mistake.
+      if (state.config.continuity?.t0) withWorkflow(() => null);
       if (state.config.status) {
         const [problem] = JSON.parse(withWorkflow((wf) => wf.statusProblems()));
         if (problem) {
@@ -154,6 +162,7 @@ export function createNso({ directory, worktree } = {}) {
     }
     const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
     entry.summary = summary.text;
+    entry.handoffNote = continuity.startText(info.id) ?? undefined;
     try {
       fs.mkdirSync(path.join(root, INIT_DIR), { recursive: true });
       fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"), withEngine((e) => e.markerText(info.id, now, summary)));
@@ -165,6 +174,7 @@ export function createNso({ directory, worktree } = {}) {
 
   async function forgetSession(sessionID) {
     sessions.forget(sessionID);
+    continuity.forget(sessionID);
     await claims.sessionEnded(sessionID);
     try {
       state.engine?.forgetSession(sessionID);
@@ -270,6 +280,7 @@ export function createNso({ directory, worktree } = {}) {
     if (state.failure) parts.push(`[${failureText()}]`);
     const entry = sessionID ? sessions.peek(sessionID) : undefined;
     if (entry?.summary) parts.push(entry.summary);
+    if (entry?.handoffNote) parts.push(entry.handoffNote);
     if (entry?.routeNote) parts.push(entry.routeNote);
     if (sessionID) parts.push(...claims.systemText(sessionID));
     return parts;
@@ -279,7 +290,9 @@ export function createNso({ directory, worktree } = {}) {
   function route(message) {
     if (!message.sessionID || !state.engine) return;
     // The person's first message names the window's task in the conductor.
-    if (message.typed && !sessions.peek(message.sessionID)?.parentID) {
+    const entry = sessions.entry(message.sessionID);
+    if (entry.task === undefined && message.text) entry.task = message.text.slice(0, 2000); // the session's task: its first message
+    if (message.typed && !entry.parentID) {
       claims.register(message.sessionID, { task: message.text, agent: message.agent })?.ready?.catch(() => {});
     }
     // Only the router's scan window matters: the rest of a long message never crosses.
@@ -350,7 +363,7 @@ export function createNso({ directory, worktree } = {}) {
     noteCommand: (id, command) => {
       if (id) sessions.entry(id).pendingCommand = command || true;
     },
-    claims,
+    claims, continuity,
     workflowCore: loadWorkflowCore,
     configText: () => state.configText,
     log: (line) => logs.decision(line),

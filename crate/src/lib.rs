@@ -13,6 +13,7 @@ pub mod authority;
 pub mod boundary;
 pub mod conductor;
 pub mod config;
+pub mod continuity;
 pub mod contracts;
 pub mod documents;
 pub mod routing;

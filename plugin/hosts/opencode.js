@@ -4,6 +4,7 @@
 import { forgetRealPaths } from "../files.js";
 import { CONFIG_FILE, createNso } from "../nso.js";
 import { claimTools } from "../claim-tools.js";
+import { continuityTools } from "../continuity-tools.js";
 import { nsoTools } from "../nso-tools.js";
 
 /** Agents OpenCode uses for its own requests on a user's session: never the caller. */
@@ -63,21 +64,36 @@ async function callerOf(nso, client, sessionID) {
 function offeredTools(nso) {
   const settings = nso.state.config?.tools ?? { enabled: true, exclude: [] };
   if (!settings.enabled) return {};
-  const all = { ...nsoTools(nso), ...claimTools(nso) };
+  const all = { ...nsoTools(nso), ...claimTools(nso), ...continuityTools(nso) };
   for (const name of settings.exclude) delete all[name];
   return all;
+}
+
+const pendingAtExit = new Set(); // WeakRefs to every instance's continuity
+
+/** What the raw lanes of `continuity` hold in memory is written before the process ends. */
+function flushAtExit(continuity) {
+  if (!pendingAtExit.size) {
+    process.once?.("exit", () => {
+      for (const ref of pendingAtExit) ref.deref()?.flush();
+    });
+  }
+  pendingAtExit.add(new WeakRef(continuity));
 }
 
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
   const nso = createNso({ directory: input.directory, worktree: input.worktree });
   const client = input.client;
+  flushAtExit(nso.continuity);
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
   return {
     event: async ({ event }) => {
       try {
         const props = event?.properties ?? {};
-        if (event?.type === "session.created") nso.sessionCreated(props.info);
+        nso.continuity.onEvent(event?.type, props);
+        if (event?.type === "session.idle") await nso.continuity.idle(props.sessionID);
+        else if (event?.type === "session.created") nso.sessionCreated(props.info);
         else if (event?.type === "session.deleted") await nso.forgetSession(props.info?.id);
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           noteAgent(props.info.sessionID, props.info.agent);
@@ -108,6 +124,13 @@ export const NsoPlugin = async (input = {}) => {
     },
     "experimental.chat.system.transform": async (hookInput, output) => {
       for (const text of nso.systemText(hookInput.sessionID)) output.system.push(text);
+    },
+    "experimental.session.compacting": async (hookInput, output) => {
+      try {
+        await nso.continuity.compacting(hookInput?.sessionID, output?.context);
+      } catch (error) {
+        console.error(`[nso] session.compacting: ${error.message}`);
+      }
     },
     tool: offeredTools(nso),
     "tool.execute.before": async (hookInput, output) => {

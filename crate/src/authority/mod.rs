@@ -88,7 +88,8 @@ pub use patch::{
 };
 pub use paths::{absolute, Location, Roots};
 pub use policy::{
-    git_op_name, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec, PRESETS,
+    git_op_name, literal_glob, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec,
+    PRESETS,
 };
 pub use tools::{
     classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, NSO_TOOLS,

@@ -232,7 +232,43 @@ pub struct Policy {
     pub(super) default_ids: [String; 6],
 }
 
+/// A glob that matches exactly the path `rel`: its glob characters escaped.
+pub fn literal_glob(rel: &str) -> String {
+    rel.chars()
+        .flat_map(|c| {
+            let meta = matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\');
+            meta.then_some('\\').into_iter().chain(std::iter::once(c))
+        })
+        .collect()
+}
+
 impl Policy {
+    /// Adds an append-only area on one literal project path for every agent and every tool
+    /// (bash included), e.g. the decision ledger named in `continuity.ledger`: the project
+    /// configures where it is, not whether it may be rewritten. `source` names where the
+    /// path was configured, for messages and `nso explain`.
+    ///
+    /// Errs (with the reason) when the path cannot be matched; the caller fails closed.
+    pub fn add_append_only(
+        &mut self,
+        id: &str,
+        source: &str,
+        rel: &str,
+        instead: &str,
+    ) -> Result<(), String> {
+        let glob = Glob::new(&literal_glob(rel), self.case_insensitive).map_err(|e| e.message)?;
+        self.append_only.push(AppendOnly {
+            id: id.to_string(),
+            source: source.to_string(),
+            description: Some(format!("{rel} (append-only by design)")),
+            paths: vec![glob],
+            except: Vec::new(),
+            agents: None,
+            instead: Some(instead.to_string()),
+        });
+        Ok(())
+    }
+
     /// Loads a built-in preset unchanged.
     pub fn preset(name: &str) -> Result<Policy, ConfigErrors> {
         Policy::build(Some(name), None)

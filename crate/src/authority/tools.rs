@@ -144,6 +144,9 @@ pub const NSO_TOOLS: &[&str] = &[
     "nso_claim",
     "nso_release",
     "nso_claims",
+    "nso_decide",
+    "nso_decisions",
+    "nso_handoff",
 ];
 
 /// Argument names treated as paths in unknown tools (compared lowercase, `_` ignored).

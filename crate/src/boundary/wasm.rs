@@ -1,7 +1,7 @@
 //! The one wasm boundary: every `#[wasm_bindgen]` item lives here. Each export parses its
 //! input, calls the core and converts the output; no decisions are made in this file.
 
-use super::common::{js_error, json};
+use super::common::{config_error, js_error, json};
 use crate::{authority, conductor, config, session};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -12,20 +12,6 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| js_error("internal", &e.to_string()))
-}
-
-fn config_error(e: &config::ConfigError) -> JsValue {
-    let error = js_error(e.code, &e.to_string());
-    let problem = format!("{}: {}: {}", e.file, e.path, e.problem);
-    for (key, value) in [
-        ("file", &e.file),
-        ("path", &e.path),
-        ("fix", &e.fix),
-        ("problem", &problem),
-    ] {
-        let _ = js_sys::Reflect::set(&error, &key.into(), &value.as_str().into());
-    }
-    error
 }
 
 /// The version of the core.
@@ -96,9 +82,16 @@ impl Nso {
     pub fn new(config_file: &str, config_text: Option<String>) -> Result<Nso, JsValue> {
         let config =
             config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
-        let policy =
+        let policy = if config.continuity.enabled {
+            crate::continuity::policy_with_ledger(
+                &config.authority,
+                config_file,
+                &config.continuity.ledger,
+            )
+        } else {
             authority::Policy::from_config_value(&config.authority, config_file, "authority")
-                .map_err(|e| policy_error(config_file, &e))?;
+        }
+        .map_err(|e| policy_error(config_file, &e))?;
         let mut engine = authority::Engine::new(policy);
         engine.set_status_scope(&config.status_scope());
         Ok(Nso { config, engine })

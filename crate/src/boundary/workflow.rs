@@ -3,7 +3,7 @@
 //! message is routed or a delegation checked, so the plugin's cold start does not pay for it.
 //! Each export parses its input, calls the core and converts the output.
 
-use super::common::{js_error, json};
+use super::common::{config_error, js_error, json};
 use crate::contracts::{contract, delegation};
 use crate::routing::{language, router};
 use crate::{config, status};
@@ -17,8 +17,8 @@ fn from_json<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T
 #[wasm_bindgen]
 pub struct Workflow {
     router: router::Router,
-    config_file: String,
-    config_text: Option<String>,
+    pub(super) config_file: String,
+    pub(super) config_text: Option<String>,
     /// The status machines, compiled on the first status check.
     status: std::cell::OnceCell<Result<status::StatusConfig, status::StatusConfigError>>,
 }
@@ -28,8 +28,8 @@ impl Workflow {
     /// Compiles the routing section of the config text (`undefined`: no config file).
     #[wasm_bindgen(constructor)]
     pub fn new(config_file: &str, config_text: Option<String>) -> Result<Workflow, JsValue> {
-        let config = config::parse(config_file, config_text.as_deref())
-            .map_err(|e| js_error(e.code, &e.to_string()))?;
+        let config =
+            config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
         Ok(Workflow {
             router: router::Router::new(config.routing),
             config_file: config_file.to_string(),

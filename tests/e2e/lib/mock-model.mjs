@@ -2,7 +2,10 @@
 import http from "node:http";
 
 /**
- * @typedef {{ text: string } | { toolCalls: { name: string, args: object }[] }} Reply
+ * @typedef {({ text: string } | { toolCalls: { name: string, args: object }[] }) & { usage?: object }} Reply
+ *   `usage` (optional) replaces the default token usage ({ prompt_tokens: 10, completion_tokens: 5,
+ *   total_tokens: 15 }) reported with this reply, e.g. a large `prompt_tokens` to make OpenCode
+ *   see a context overflow and auto-compact (with a `limit` on the model in opencode.json).
  * @typedef {{
  *   index: number,            // 0-based index of this request among all chat requests
  *   turn: number,             // 0-based index among non-title requests (-1 for title requests)
@@ -102,7 +105,7 @@ function sendStream(res, reply, model, index) {
   } else {
     events.push(chunk(id, model, { content: String(reply.text) }));
   }
-  events.push(chunk(id, model, {}, finish, { usage: USAGE }));
+  events.push(chunk(id, model, {}, finish, { usage: reply.usage ?? USAGE }));
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   for (const e of events) res.write(`data: ${JSON.stringify(e)}\n\n`);
   res.end("data: [DONE]\n\n");
@@ -123,7 +126,7 @@ function sendWhole(res, reply, model, index) {
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message, finish_reason: reply.toolCalls ? "tool_calls" : "stop" }],
-    usage: USAGE,
+    usage: reply.usage ?? USAGE,
   });
 }
 

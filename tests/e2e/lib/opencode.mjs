@@ -132,12 +132,12 @@ export async function runOpencode({
   timeoutMs = 60_000,
   plugins,
   config,
+  home = tempDir("home"),
 }) {
   const mockUrl = typeof mock === "string" ? mock : mock?.url;
   if (!mockUrl) throw new Error("runOpencode: `mock` (startMockModel result or url) is required");
   writeConfig(projectDir, { mockUrl, plugins, config });
 
-  const home = tempDir("home");
   const xdg = {
     XDG_CONFIG_HOME: path.join(home, ".config"),
     XDG_DATA_HOME: path.join(home, ".local", "share"),
@@ -194,5 +194,28 @@ export async function runOpencode({
     events: parseEvents(stdout),
     log: readLogs(xdg.XDG_DATA_HOME),
     ms: Date.now() - started,
+    home,
+    env: childEnv,
   };
+}
+
+/// `opencode export <sessionID>` with the env of a run (`run.env`: its HOME and XDG dirs, where
+/// OpenCode keeps its sessions). Resolves to `{ code, json, stdout, stderr }`.
+export async function opencodeExport(sessionID, env, cwd) {
+  const child = spawn(opencodeBin(), ["export", sessionID], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
+  const code = await new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", resolve);
+  });
+  let json = null;
+  try {
+    json = JSON.parse(stdout.slice(stdout.indexOf("{")));
+  } catch {
+    // left null: the caller asserts on code and stderr
+  }
+  return { code, json, stdout, stderr };
 }

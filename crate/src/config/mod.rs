@@ -8,6 +8,9 @@
 use serde_json::{Map, Value};
 use std::fmt;
 
+pub mod continuity;
+pub use continuity::{ContinuityConfig, HandoffConfig};
+
 /// Default memory files loaded into the session summary, relative to the project root.
 pub const DEFAULT_MEMORY_FILES: [&str; 3] = [
     ".opencode/context/01_memory/active_context.md",
@@ -165,6 +168,8 @@ pub struct Config {
     pub limits: LimitsConfig,
     /// Claims across OpenCode windows and processes (the Conductor).
     pub conductor: ConductorConfig,
+    /// The decision ledger, session transcripts and handoffs.
+    pub continuity: ContinuityConfig,
     /// The intent router's configuration (keywords, weights, thresholds, handlers).
     #[serde(skip)]
     pub routing: crate::routing::router::RoutingConfig,
@@ -188,6 +193,7 @@ impl Default for Config {
             tools: ToolsConfig::default(),
             limits: LimitsConfig::default(),
             conductor: ConductorConfig::default(),
+            continuity: ContinuityConfig::default(),
             routing: crate::routing::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
             status: None,
@@ -223,9 +229,10 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-const TOP_KEYS: [&str; 11] = [
+pub(crate) const TOP_KEYS: [&str; 12] = [
     "$schema",
     "conductor",
+    "continuity",
     "limits",
     "memory",
     "hooks",
@@ -364,6 +371,9 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
             config.conductor.home = Some(home.to_string());
         }
     }
+    if let Some(v) = top.get("continuity") {
+        config.continuity = continuity::parse(&ctx, v)?;
+    }
     if let Some(v) = top.get("logDir") {
         let s = ctx.string(v, "logDir")?;
         config.log_dir = ctx.relative_path(s, "logDir")?;
@@ -456,12 +466,18 @@ fn strip_position(message: &str) -> &str {
     message.split(" at line ").next().unwrap_or(message)
 }
 
-struct Ctx<'a> {
-    file: &'a str,
+pub(crate) struct Ctx<'a> {
+    pub(crate) file: &'a str,
 }
 
 impl Ctx<'_> {
-    fn error(&self, code: &'static str, path: &str, problem: String, fix: String) -> ConfigError {
+    pub(crate) fn error(
+        &self,
+        code: &'static str,
+        path: &str,
+        problem: String,
+        fix: String,
+    ) -> ConfigError {
         ConfigError {
             code,
             file: self.file.to_string(),
@@ -471,7 +487,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn type_error(&self, path: &str, expected: &str, got: &Value) -> ConfigError {
+    pub(crate) fn type_error(&self, path: &str, expected: &str, got: &Value) -> ConfigError {
         self.error(
             "config_type",
             path,
@@ -480,29 +496,33 @@ impl Ctx<'_> {
         )
     }
 
-    fn object<'v>(&self, v: &'v Value, path: &str) -> Result<&'v Map<String, Value>, ConfigError> {
+    pub(crate) fn object<'v>(
+        &self,
+        v: &'v Value,
+        path: &str,
+    ) -> Result<&'v Map<String, Value>, ConfigError> {
         v.as_object()
             .ok_or_else(|| self.type_error(path, "an object", v))
     }
 
-    fn boolean(&self, v: &Value, path: &str) -> Result<bool, ConfigError> {
+    pub(crate) fn boolean(&self, v: &Value, path: &str) -> Result<bool, ConfigError> {
         v.as_bool()
             .ok_or_else(|| self.type_error(path, "true or false", v))
     }
 
-    fn string<'v>(&self, v: &'v Value, path: &str) -> Result<&'v str, ConfigError> {
+    pub(crate) fn string<'v>(&self, v: &'v Value, path: &str) -> Result<&'v str, ConfigError> {
         v.as_str()
             .ok_or_else(|| self.type_error(path, "a string", v))
     }
 
-    fn positive(&self, v: &Value, path: &str, max: u64) -> Result<u64, ConfigError> {
+    pub(crate) fn positive(&self, v: &Value, path: &str, max: u64) -> Result<u64, ConfigError> {
         match v.as_u64() {
             Some(n) if n > 0 && n <= max => Ok(n),
             _ => Err(self.type_error(path, &format!("a whole number from 1 to {max}"), v)),
         }
     }
 
-    fn relative_path(&self, s: &str, path: &str) -> Result<String, ConfigError> {
+    pub(crate) fn relative_path(&self, s: &str, path: &str) -> Result<String, ConfigError> {
         let escapes = s.starts_with('/') || s.split(['/', '\\']).any(|part| part == "..");
         if s.is_empty() || escapes {
             return Err(self.error(
@@ -515,7 +535,7 @@ impl Ctx<'_> {
         Ok(s.to_string())
     }
 
-    fn relative_paths(&self, v: &Value, path: &str) -> Result<Vec<String>, ConfigError> {
+    pub(crate) fn relative_paths(&self, v: &Value, path: &str) -> Result<Vec<String>, ConfigError> {
         let items = v
             .as_array()
             .ok_or_else(|| self.type_error(path, "a list of paths", v))?;
@@ -529,7 +549,7 @@ impl Ctx<'_> {
             .collect()
     }
 
-    fn known_keys(
+    pub(crate) fn known_keys(
         &self,
         obj: &Map<String, Value>,
         prefix: &str,
@@ -725,12 +745,13 @@ mod tests {
 }
 
 #[cfg(test)]
-mod schema_tests {
+pub(crate) mod schema_tests {
     use super::*;
 
-    const SCHEMA: &str = include_str!("../../schema/nso.schema.json");
+    pub(super) const SCHEMA: &str = include_str!("../../../schema/nso.schema.json");
 
-    fn keys(v: &Value) -> Vec<String> {
+    /// The keys of a schema object's `properties`, sorted.
+    pub(super) fn keys(v: &Value) -> Vec<String> {
         let mut k: Vec<String> = v["properties"]
             .as_object()
             .unwrap()
@@ -741,7 +762,8 @@ mod schema_tests {
         k
     }
 
-    fn sorted(k: &[&str]) -> Vec<String> {
+    /// `k` as sorted strings.
+    pub(super) fn sorted(k: &[&str]) -> Vec<String> {
         let mut k: Vec<String> = k.iter().map(|s| s.to_string()).collect();
         k.sort();
         k

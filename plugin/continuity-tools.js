@@ -1,0 +1,56 @@
+// NSO's tools for agents over continuity: record a decision in the project's ledger, read the
+// current decisions, and get a handoff of the session (what a new window needs to go on).
+
+const str = (description) => ({ type: "string", description });
+
+/** A string argument, trimmed; `required` refuses a missing or empty one. */
+function text(args, name, { required = false } = {}) {
+  const v = args?.[name];
+  if (v === undefined || v === null) {
+    if (required) throw new Error(`\`${name}\` is required.`);
+    return "";
+  }
+  if (typeof v !== "string") throw new Error(`\`${name}\` must be a string.`);
+  if (required && !v.trim()) throw new Error(`\`${name}\` is empty.`);
+  return v.trim();
+}
+
+/** The continuity tools of one NSO instance (`nso.continuity`), as OpenCode tool definitions. */
+export function continuityTools(nso) {
+  const run = (name, body) => async (args, ctx = {}) => {
+    if (!nso.state.engine) return `NSO ${name} refused: NSO is not enforcing (${nso.state.failure?.code ?? "not loaded"}); see .opencode/logs/nso-errors.log.`;
+    try {
+      return await body(args ?? {}, ctx);
+    } catch (error) {
+      return `NSO ${name} refused for @${ctx.agent ?? "?"}: ${error.message}${error.fix ? ` Fix: ${error.fix}` : ""} Nothing was written.`;
+    }
+  };
+  return {
+    nso_decide: {
+      description: "Record a key decision in the project's decision ledger (append-only; every window and later session sees it, and handoffs carry it). Give the decision in one line and why. To change an earlier decision, record a new one that supersedes it (its id, e.g. D-0007); the ledger itself is never edited.",
+      args: {
+        decision: str("the decision, in one line"),
+        why: str("the reason: what it is based on, what was weighed"),
+        supersedes: str("the id of the decision this one replaces (e.g. D-0007), if any"),
+      },
+      execute: run("nso_decide", async (args, ctx) => {
+        const decision = text(args, "decision", { required: true });
+        const why = text(args, "why", { required: true });
+        const supersedes = text(args, "supersedes") || null;
+        const { id } = await nso.continuity.decide(ctx, { decision, why, supersedes });
+        nso.log(`${new Date().toISOString()} nso_decide @${ctx.agent ?? "?"} ${id}${supersedes ? ` supersedes ${supersedes}` : ""}`);
+        return `Recorded ${id} in ${nso.continuity.ledgerFile().slice(nso.root.length + 1)}${supersedes ? ` (supersedes ${supersedes})` : ""}.`;
+      }),
+    },
+    nso_decisions: {
+      description: "The project's current decisions (newest first), from the decision ledger. `all` also lists superseded ones.",
+      args: { all: { type: "boolean", description: "also list superseded decisions" } },
+      execute: run("nso_decisions", async (args) => nso.continuity.decisions({ all: args.all === true, maxLines: 200 })),
+    },
+    nso_handoff: {
+      description: "A handoff of this session: the project's decisions, this session's task, files changed, claims, refusals and open questions, and the project's memory, within one screen. Use it to brief a new window or before a long pause. `expand` gives more.",
+      args: { expand: { type: "boolean", description: "a longer handoff" } },
+      execute: run("nso_handoff", async (args, ctx) => (await nso.continuity.handoff(ctx.sessionID, { expand: args.expand === true })).text),
+    },
+  };
+}
