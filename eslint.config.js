@@ -15,4 +15,6 @@ export default [
       "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
+  // Mission Control's page runs in the browser, not in Node.
+  { files: ["bin/mc/public/**/*.js"], languageOptions: { globals: globals.browser } },
 ];

@@ -10,3 +10,6 @@ node bench/conductor-claims.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-claims.bench.mjs
 node bench/continuity.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/continuity.bench.mjs
+node bench/replay.bench.mjs
+BUN_BE_BUN=1 node_modules/.bin/opencode bench/replay.bench.mjs
+node bench/mc.bench.mjs

@@ -10,8 +10,12 @@ import { gatherLookups } from "../plugin/files.js";
 import { createNso } from "../plugin/nso.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
+import { AUDIT_HELP, AUDIT_USAGE, auditMain } from "./audit-cli.js";
+import { REPLAY_HELP, REPLAY_USAGE, replayMain } from "./replay-cli.js";
 import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
 import { CONTINUITY_COMMANDS, CONTINUITY_HELP, CONTINUITY_USAGE, continuityMain } from "./continuity-cli.js";
+import { STATUS_HELP, STATUS_USAGE, statusMain } from "./mc/status-cli.js";
+import { MC_HELP, MC_USAGE, mcMain } from "./mc/launch.js";
 
 const USAGE = `usage:
   nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
@@ -24,9 +28,13 @@ const USAGE = `usage:
   nso status new --title T [--description D] [--priority P] [--language L] (--agent NAME | --as-user) [--dir DIR] [--json]
   nso status archive (--agent NAME | --as-user) [--dir DIR] [--json]
   nso status recover [--dir DIR]
+${STATUS_USAGE}
+${MC_USAGE}
   nso check [--dir DIR]
 ${CONDUCTOR_USAGE}
 ${CONTINUITY_USAGE}
+${AUDIT_USAGE}
+${REPLAY_USAGE}
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
          may, and why. --command implies --tool bash; --path sets filePath (default tool:
@@ -58,9 +66,13 @@ status recover
          its temp files (before it); every status command does this first.
          Exit status of set/new/archive/recover: 0 done, 1 refused (the message names the
          file and line, and what is legal), 2 usage error or missing files.
+${STATUS_HELP}
+${MC_HELP}
 check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
 ${CONDUCTOR_HELP}
 ${CONTINUITY_HELP}
+${AUDIT_HELP}
+${REPLAY_HELP}
 DIR      the project folder (default: the current one); the project root is its git root.
 WHO      --agent NAME decides as OpenCode's agent NAME would be decided in this project:
          the same engine, policy and messages (an agent the policy does not know is refused
@@ -94,6 +106,31 @@ function parseArgs(argv) {
     else fail(`nso: unknown argument ${JSON.stringify(arg)}\n\n${USAGE}`);
   }
   return opts;
+}
+
+/** The value of `--dir` in `argv`, if any. */
+function dirOption(argv) {
+  const i = argv.indexOf("--dir");
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+
+/** `argv` without `--dir DIR`. */
+function withoutDir(argv) {
+  const i = argv.indexOf("--dir");
+  return i >= 0 ? [...argv.slice(0, i), ...argv.slice(i + 2)] : argv;
+}
+
+/** The project's log folder (absolute): `logDir` of its config, else the default. */
+function logDirOf(dir) {
+  const { worktree } = project(dir);
+  const file = path.join(worktree, ".opencode/nso.json");
+  let logDir = ".opencode/logs";
+  try {
+    logDir = new (loadCore().Nso)(".opencode/nso.json", fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined).config().logDir;
+  } catch {
+    // a broken config: the default folder (nso check names the problem)
+  }
+  return path.join(worktree, logDir);
 }
 
 function project(dir) {
@@ -304,7 +341,12 @@ function check(opts) {
 
 // The conductor has its own flags (bin/conductor-cli.js).
 if (process.argv[2] === "conductor") process.exit(await conductorMain(process.argv.slice(3)));
+if (process.argv[2] === "mc") process.exit(await mcMain(process.argv.slice(3)));
+// `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` below.
+if (process.argv[2] === "status" && !/^[^-]/.test(process.argv[3] ?? "")) process.exit(await statusMain(process.argv.slice(3)));
 if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
+if (process.argv[2] === "replay") process.exit(await replayMain(process.argv.slice(3)));
+if (process.argv[2] === "audit") process.exit(auditMain(withoutDir(process.argv.slice(3)), { logDir: logDirOf(dirOption(process.argv.slice(3))) }));
 const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);
 else if (opts.sub === "check") check(opts);

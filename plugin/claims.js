@@ -291,7 +291,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
 
   return {
     sessionStarted, register, beforeWrite, noticesFor, sessionEnded, systemText, releaseIdle, dispose, claimPaths, releasePaths, status,
-    mode, instanceOf: (s) => instances.get(ownerOf(s)),
+    mode, home, instanceOf: (s) => instances.get(ownerOf(s)),
   };
 }
 

@@ -27,14 +27,21 @@ export function notEnforcingText(failure) {
 }
 
 /**
+ * Where the lookups are answered: `pathInfo(abs)` gives `[real path, exists]`, `gather(request,
+ * need, contentBytes)` fills the request's maps (see files.js). By default the disk; `nso
+ * replay` passes a virtual overlay of the files a recorded session changed.
+ */
+export const DISK_LOOKUPS = Object.freeze({ pathInfo: realPathInfo, gather: gatherLookups });
+
+/**
  * Real paths and existence of the usual path arguments, so most calls need one round:
  * the core asks for what is still missing. Relative paths are taken from `baseDir`.
  */
-export function preResolve(request, baseDir) {
+export function preResolve(request, baseDir, pathInfo = realPathInfo) {
   for (const key of PATH_ARGS) {
     const given = request.args?.[key];
     if (typeof given === "string" && given && !given.startsWith("~")) {
-      const [real, exists] = realPathInfo(given.startsWith("/") ? given : `${baseDir}/${given}`);
+      const [real, exists] = pathInfo(given.startsWith("/") ? given : `${baseDir}/${given}`);
       request.resolved[given] = real;
       request.exists[given] = exists;
     }
@@ -45,20 +52,21 @@ export function preResolve(request, baseDir) {
  * Asks the core (`ask(json)` returns its JSON reply, or undefined for a plain allow),
  * answering what it needs to know first. Returns the decision, or undefined for a plain
  * allow; a core that keeps asking is a refusal (fail closed). Texts larger than
- * `contentBytes` do not cross (bounds.js).
+ * `contentBytes` do not cross (bounds.js). `lookups` answers what the core asks for (default:
+ * the disk, {@link DISK_LOOKUPS}).
  */
-export function decideWithLookups(ask, request, contentBytes) {
+export function decideWithLookups(ask, request, contentBytes, lookups = DISK_LOOKUPS) {
   request.args = boundArgs(request.tool, request.args, contentBytes);
   request.resolved = {};
   request.contents = {};
   request.exists = {};
-  preResolve(request, request.directory);
+  preResolve(request, request.directory, lookups.pathInfo);
   for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
     const json = ask(JSON.stringify(request));
     if (json === undefined) return undefined;
     const reply = JSON.parse(json);
     if (!reply.need) return reply;
-    gatherLookups(request, reply.need, contentBytes);
+    lookups.gather(request, reply.need, contentBytes);
   }
   return { verdict: "block", ruleId: "nso.lookup", message: `NSO blocked ${request.tool}: NSO could not ` +
     `gather what it needs to decide on this call (fail closed). Report this to your caller.` };

@@ -30,6 +30,11 @@ export function createLogs(root, logDir = () => undefined) {
     append,
     /** A line in `nso.log`, NSO's decisions. */
     decision: (line) => append("nso.log", line),
+    /**
+     * A JSON line in `audit.jsonl`: a call audit mode let through that would have been refused
+     * (`nso audit` reports them).
+     */
+    audit: (record) => append("audit.jsonl", JSON.stringify(record)),
     /** A time-stamped line in `nso-errors.log`, what went wrong inside NSO. */
     error: (text) => append("nso-errors.log", `${stamp()} ${text}`),
   };

@@ -6,6 +6,7 @@ import path from "node:path";
 import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
 import { READ_TOOLS, blockError, decideWithLookups, decisionLogLines, notEnforcingText } from "./decision.js";
+import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
@@ -16,6 +17,15 @@ import { routeMessage } from "./routing.js";
 import { SessionRegistry } from "./sessions.js";
 
 export const CONFIG_FILE = ".opencode/nso.json";
+/** The core's version, for the activity feed (null while it does not load). */
+function coreVersion() {
+  try {
+    return loadCore().version();
+  } catch {
+    return null;
+  }
+}
+
 /** The NSO tool behind each status sync operation: its writes are made `via` that tool. */
 const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_task_archive" };
 
@@ -23,7 +33,7 @@ const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_t
  * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
  * in tool calls are taken from `directory`.
  */
-export function createNso({ directory, worktree } = {}) {
+export function createNso({ directory, worktree, serverUrl } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new SessionRegistry();
@@ -35,6 +45,11 @@ export function createNso({ directory, worktree } = {}) {
   });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
   const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text) });
+  const activity = createActivity({
+    home: () => claims.home(),
+    header: () => ({ project: path.basename(root), root, serverUrl: serverUrl ? String(serverUrl) : null, nso: coreVersion() }),
+    errorLog: (text) => logs.error(text),
+  });
   const continuity = createContinuity({
     root, config: () => (state.engine ? state.config : null), wf: (fn) => withWorkflow(fn), claims, sessions, logs,
     memoryFiles: () => memoryFiles(), authorizeWrite: (...args) => authorizeWrite(...args),
@@ -127,6 +142,12 @@ export function createNso({ directory, worktree } = {}) {
     for (const line of decisionLogLines(decision, tool, agent, stamp())) logs.decision(line);
   }
 
+  /** What `audit.jsonl` keeps of a call audit mode let through. */
+  const auditRecord = (request, decision) => ({
+    t: stamp(), session: request.sessionId ?? null, agent: request.agent ?? null, tool: request.tool, rule: decision.ruleId,
+    target: callTarget(request.args), message: decision.message ?? null,
+  });
+
   /** The core's decision on one request (undefined: a plain allow). */
   const decide = (request) =>
     decideWithLookups((json) => withEngine((e) => e.decide(json)), request, state.config?.limits?.contentBytes);
@@ -153,6 +174,7 @@ export function createNso({ directory, worktree } = {}) {
     if (!info?.id) return;
     const entry = sessions.created(info);
     claims.sessionStarted(info);
+    activity.record("session", { session: info.id, parent: info.parentID ?? null, agent: info.agent ?? null, title: info.title ?? null });
     if (info.parentID) return;
     load(); // a new session picks up config edits
     const now = stamp();
@@ -175,6 +197,7 @@ export function createNso({ directory, worktree } = {}) {
   async function forgetSession(sessionID) {
     sessions.forget(sessionID);
     continuity.forget(sessionID);
+    activity.record("deleted", { session: sessionID });
     await claims.sessionEnded(sessionID);
     try {
       state.engine?.forgetSession(sessionID);
@@ -191,19 +214,36 @@ export function createNso({ directory, worktree } = {}) {
    * to the session's recorded agent.
    */
   async function beforeTool(input, output) {
+    const agent = input.agent ?? sessions.agentOf(input.sessionID);
+    const seen = { verdict: "allow", rule: null, message: null };
+    const call = (verdict, rule, message) => activity.record("call", {
+      session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
+      verdict, rule, target: callTarget(output?.args), message,
+    });
+    try {
+      await decideTool(input, output, agent, seen);
+    } catch (error) {
+      call("block", error.rule ?? seen.rule ?? null, error.message);
+      throw error;
+    }
+    call(seen.verdict, seen.rule, seen.message);
+  }
+
+  async function decideTool(input, output, agent, seen) {
     const { tool, sessionID } = input;
     const args = output.args ?? {};
-    const agent = input.agent ?? sessions.agentOf(sessionID);
     if (!state.engine) {
       if (!READ_TOOLS.has(tool)) {
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
-        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`);
+        throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
       }
     } else {
       const request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
       const decision = decide(request);
       if (decision) {
+        Object.assign(seen, { verdict: decision.verdict, rule: decision.ruleId ?? null, message: decision.message ?? null });
         logDecision(decision, tool, agent);
+        if (decision.verdict === "audit") logs.audit(auditRecord(request, decision));
         if (decision.verdict === "block") throw blockError(decision.message);
         if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
       }
@@ -216,8 +256,8 @@ export function createNso({ directory, worktree } = {}) {
         const rel = path.relative(root, file);
         const detail = result.output.trim().slice(0, 2000) || "(no output)";
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} hook ${rel} exit ${result.code}`);
-        throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
-          `(exit ${result.code}): ${detail}`);
+        throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
+          `(exit ${result.code}): ${detail}`), { rule: "project.hook" });
       }
     }
   }
@@ -236,7 +276,7 @@ export function createNso({ directory, worktree } = {}) {
     if (block) {
       logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
       pendingNotices.delete(callID); // a refused call has no result: what it was to carry goes with the refusal
-      throw blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}${told ? `\n\n${told}` : ""}`);
+      throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}${told ? `\n\n${told}` : ""}`), { rule: "conductor.claim" });
     }
     if (notice) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), notice]);
   }
@@ -246,6 +286,10 @@ export function createNso({ directory, worktree } = {}) {
    * the failure notice appended to `output.output`, then the project's post hooks.
    */
   async function afterTool(input, output) {
+    activity.record("call", {
+      session: input.sessionID ?? null, agent: sessions.agentOf(input.sessionID) ?? null, tool: input.tool, callID: input.callID ?? null,
+      phase: "end", verdict: null, rule: null, target: callTarget(input.args), message: null,
+    });
     if (!READ_TOOLS.has(input.tool)) forgetRealPaths();
     if (input.tool === "task") {
       try {
@@ -291,7 +335,10 @@ export function createNso({ directory, worktree } = {}) {
     if (!message.sessionID || !state.engine) return;
     // The person's first message names the window's task in the conductor.
     const entry = sessions.entry(message.sessionID);
-    if (entry.task === undefined && message.text) entry.task = message.text.slice(0, 2000); // the session's task: its first message
+    if (entry.task === undefined && message.text) {
+      entry.task = message.text.slice(0, 2000); // the session's task: its first message
+      activity.record("task", { session: message.sessionID, task: entry.task });
+    }
     if (message.typed && !entry.parentID) {
       claims.register(message.sessionID, { task: message.text, agent: message.agent })?.ready?.catch(() => {});
     }
@@ -312,6 +359,7 @@ export function createNso({ directory, worktree } = {}) {
     const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
     if (!decision) return null;
     logDecision(decision, "write (NSO tool)", agent);
+    if (decision.verdict === "audit") logs.audit(auditRecord({ sessionId: sessionID, agent, tool: via ?? "write", args: { filePath: rel } }, decision));
     return decision.verdict === "block" ? decision.message : null;
   }
 
@@ -359,11 +407,15 @@ export function createNso({ directory, worktree } = {}) {
     root, sessions, state, load, sessionCreated, forgetSession, beforeTool, afterTool, systemText, route,
     authorizeWrite, statusSync, claimFiles,
     agentOf: (id) => sessions.agentOf(id),
-    noteAgent: (id, agent) => sessions.noteAgent(id, agent),
+    noteAgent: (id, agent) => {
+      if (!id || !agent || sessions.agentOf(id) === agent) return;
+      sessions.noteAgent(id, agent);
+      activity.record("agent", { session: id, agent });
+    },
     noteCommand: (id, command) => {
       if (id) sessions.entry(id).pendingCommand = command || true;
     },
-    claims, continuity,
+    claims, continuity, activity,
     workflowCore: loadWorkflowCore,
     configText: () => state.configText,
     log: (line) => logs.decision(line),

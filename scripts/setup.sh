@@ -13,8 +13,9 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # Debian's rustc-web has the wasm32 std sources (rustup cannot add the target here);
 # ripgrep is what OpenCode's grep/glob use (else they try to download it);
-# util-linux/iproute2 give the end-to-end tests a loopback-only network namespace.
-wanted=(rustc-web cargo-web rust-web-src lld-22 ripgrep util-linux iproute2)
+# util-linux/iproute2 give the end-to-end tests a loopback-only network namespace;
+# chromium is the browser the Mission Control tests drive (playwright-core cannot download one).
+wanted=(rustc-web cargo-web rust-web-src lld-22 ripgrep util-linux iproute2 chromium)
 missing=()
 for p in "${wanted[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

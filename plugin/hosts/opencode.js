@@ -69,30 +69,34 @@ function offeredTools(nso) {
   return all;
 }
 
-const pendingAtExit = new Set(); // WeakRefs to every instance's continuity
+const pendingAtExit = new Set(); // WeakRefs to what every instance holds in memory
 
-/** What the raw lanes of `continuity` hold in memory is written before the process ends. */
-function flushAtExit(continuity) {
+/** What `holder` (raw lanes, an activity feed) keeps in memory is written before the process ends. */
+function flushAtExit(holder) {
   if (!pendingAtExit.size) {
     process.once?.("exit", () => {
       for (const ref of pendingAtExit) ref.deref()?.flush();
     });
   }
-  pendingAtExit.add(new WeakRef(continuity));
+  pendingAtExit.add(new WeakRef(holder));
 }
 
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
-  const nso = createNso({ directory: input.directory, worktree: input.worktree });
+  const nso = createNso({ directory: input.directory, worktree: input.worktree, serverUrl: input.serverUrl });
   const client = input.client;
   flushAtExit(nso.continuity);
+  flushAtExit(nso.activity);
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
   return {
     event: async ({ event }) => {
       try {
         const props = event?.properties ?? {};
         nso.continuity.onEvent(event?.type, props);
-        if (event?.type === "session.idle") await nso.continuity.idle(props.sessionID);
+        if (event?.type === "session.idle") {
+          nso.activity.record("idle", { session: props.sessionID ?? null });
+          await nso.continuity.idle(props.sessionID);
+        } else if (event?.type === "session.compacted") nso.activity.record("compacted", { session: props.sessionID ?? null });
         else if (event?.type === "session.created") nso.sessionCreated(props.info);
         else if (event?.type === "session.deleted") await nso.forgetSession(props.info?.id);
         else if (event?.type === "message.updated" && props.info?.role === "user") {

@@ -25,6 +25,18 @@ pub enum Effect {
     Warn,
 }
 
+/// Whether refusals are enforced or only recorded (`mode` of the policy or of a rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// A refusal refuses the call.
+    #[default]
+    Enforce,
+    /// Nothing is refused: a call that would have been refused runs, and what NSO would have
+    /// told the agent is logged (`nso audit` reports it); the agent is not told.
+    Audit,
+}
+
 /// An operation kind a path/shell rule can name in `ops`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -81,6 +93,8 @@ pub struct RawPolicy {
     pub preset: Option<String>,
     /// Match path globs ignoring ASCII case (default false).
     pub case_insensitive: Option<bool>,
+    /// `enforce` (default) or `audit`: nothing refused, would-be refusals logged.
+    pub mode: Option<Mode>,
     /// Agents by canonical name.
     pub agents: Option<BTreeMap<String, RawAgent>>,
     /// Rules; a project rule with a preset rule's id replaces (or disables) it.
@@ -146,6 +160,8 @@ pub struct RawRule {
     /// (for the operations and paths it names).
     pub exclusive: Option<bool>,
     /// Turn the rule off (used to disable a preset rule by id).
+    /// `audit`: this rule's refusals are only logged (the call runs); default: the policy's mode.
+    pub mode: Option<Mode>,
     pub disabled: Option<bool>,
 }
 
@@ -450,6 +466,7 @@ const fn req(name: &'static str, kind: Kind) -> Field {
 }
 
 const EFFECTS: &[&str] = &["allow", "block", "soft", "warn"];
+const MODES: &[&str] = &["enforce", "audit"];
 const OPS: &[&str] = &["read", "write", "create", "delete", "opaque"];
 
 pub(crate) const FIELDS_DEFAULTS: &[Field] = &[
@@ -481,6 +498,7 @@ pub(crate) const FIELDS_RULE: &[Field] = &[
     opt("reason", Kind::Str),
     opt("instead", Kind::Str),
     opt("exclusive", Kind::Bool),
+    opt("mode", Kind::Enum(MODES)),
     opt("disabled", Kind::Bool),
 ];
 pub(crate) const FIELDS_APPEND_ONLY: &[Field] = &[
@@ -514,6 +532,7 @@ pub(crate) const FIELDS_POLICY: &[Field] = &[
     opt("description", Kind::Str),
     opt("preset", Kind::Str),
     opt("caseInsensitive", Kind::Bool),
+    opt("mode", Kind::Enum(MODES)),
     opt("agents", Kind::MapOf(FIELDS_AGENT)),
     opt("rules", Kind::ListOf(FIELDS_RULE)),
     opt("defaults", Kind::Obj(FIELDS_DEFAULTS)),

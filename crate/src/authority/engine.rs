@@ -116,6 +116,9 @@ pub enum Verdict {
     Soft,
     /// Runs; `log` lines are written.
     Warn,
+    /// Runs, though it would have been refused (audit mode: the policy's or the rule's
+    /// `mode`): `message` is what NSO would have told the agent, for the log only.
+    Audit,
 }
 
 /// One operation that was checked.
@@ -387,8 +390,19 @@ impl Engine {
         Ok(self.count_repeats(req, d))
     }
 
-    /// Counts a block per session and tells the agent to stop when it repeats.
+    /// Whether a refusal by `by` is only audited: the policy's `mode` is `audit`, or the
+    /// refusing rule's is.
+    pub(crate) fn audited(&self, by: &By) -> bool {
+        self.policy.audit || matches!(by, By::Rule(r) if self.policy.rules[*r].audit)
+    }
+
+    /// Counts a block per session and tells the agent to stop when it repeats. In audit mode
+    /// every refusal (also those decided before any rule, e.g. an unparsable call) becomes
+    /// [`Verdict::Audit`].
     fn count_repeats(&mut self, req: &Request, mut d: Decision) -> Decision {
+        if d.verdict == Verdict::Block && self.policy.audit {
+            d.verdict = Verdict::Audit;
+        }
         if d.verdict == Verdict::Block {
             let key = call_hash(req);
             let n = self.bump(&req.session_id, key);
@@ -721,6 +735,7 @@ impl Engine {
         let roots = Roots::new(&req.worktree, &req.directory, p.case_insensitive);
         let mut checked = Vec::with_capacity(class.ops.len());
         let mut first_block: Option<(usize, OpOutcome, Action)> = None;
+        let mut first_audit: Option<(usize, OpOutcome, Action)> = None;
         let mut notices: Vec<usize> = Vec::new();
         let mut default_notices: Vec<(usize, Verdict)> = Vec::new();
         let mut soft_first: Option<usize> = None;
@@ -737,7 +752,13 @@ impl Engine {
                     source
                 )
             });
+            let audited = outcome.verdict == Verdict::Block && self.audited(&outcome.by);
             match outcome.verdict {
+                Verdict::Block if audited => {
+                    if first_audit.is_none() {
+                        first_audit = Some((i, outcome.clone(), action.clone()));
+                    }
+                }
                 Verdict::Block => {
                     if first_block.is_none() {
                         first_block = Some((i, outcome.clone(), action.clone()));
@@ -749,7 +770,7 @@ impl Engine {
                 Verdict::Warn => {
                     warn_first.get_or_insert(i);
                 }
-                Verdict::Allow => {}
+                Verdict::Allow | Verdict::Audit => {}
             }
             if outcome.verdict != Verdict::Block {
                 for &n in &outcome.notices {
@@ -775,7 +796,11 @@ impl Engine {
                 target: action.target.clone(),
                 via_symlink,
                 snippet: op.step.as_ref().map(|s| s.snippet.clone()),
-                verdict: outcome.verdict,
+                verdict: if audited {
+                    Verdict::Audit
+                } else {
+                    outcome.verdict
+                },
                 rule_id: id,
                 rule_source: source,
             });
@@ -794,15 +819,18 @@ impl Engine {
             unclassified: class.unclassified,
             repeats: 0,
         };
-        if let Some((i, outcome, action)) = first_block {
-            d.verdict = Verdict::Block;
+        // An enforced refusal wins over one only audited; with none, the first audited one
+        // is reported as what would have been refused.
+        let verdict = if first_block.is_some() {
+            Verdict::Block
+        } else {
+            Verdict::Audit
+        };
+        if let Some((i, outcome, action)) = first_block.or(first_audit) {
+            d.verdict = verdict;
             d.rule_id = checked[i].rule_id.clone();
             d.rule_source = checked[i].rule_source.clone();
-            let others = checked
-                .iter()
-                .filter(|c| c.verdict == Verdict::Block)
-                .count()
-                - 1;
+            let others = checked.iter().filter(|c| c.verdict == verdict).count() - 1;
             let who = self.who_may(req, &roots, caller, &class.ops[i], &outcome);
             d.message = Some(message::block_message(
                 p,
@@ -1157,6 +1185,7 @@ pub(crate) fn verdict_word(v: Verdict) -> &'static str {
         Verdict::Block => "block",
         Verdict::Soft => "soft",
         Verdict::Warn => "warn",
+        Verdict::Audit => "audit",
     }
 }
 

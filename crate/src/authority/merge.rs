@@ -25,6 +25,7 @@ pub(super) struct Sourced<T> {
 pub(super) struct Merged {
     pub(super) name: Option<String>,
     case_insensitive: Option<(bool, String)>,
+    mode: Option<super::config::Mode>,
     agents: BTreeMap<String, (RawAgent, String, String)>,
     agent_order: Vec<String>,
     rules: Vec<Sourced<RawRule>>,
@@ -99,6 +100,9 @@ impl Merged {
         }
         if let Some(ci) = raw.case_insensitive {
             self.case_insensitive = Some((ci, source.to_string()));
+        }
+        if let Some(mode) = raw.mode {
+            self.mode = Some(mode);
         }
         if let Some(agents) = raw.agents {
             for (name, a) in agents {
@@ -582,6 +586,7 @@ impl Merged {
                     .collect(),
                 effect,
                 exclusive,
+                audit: r.mode == Some(super::config::Mode::Audit),
                 members: Vec::new(),
                 reason: r.reason.clone(),
                 instead: r.instead.clone(),
@@ -738,6 +743,7 @@ impl Merged {
             name,
             preset,
             case_insensitive: ci,
+            audit: self.mode == Some(super::config::Mode::Audit),
             agents,
             exact_names,
             folded_names: folded_names.into_iter().map(|(k, v)| (k, v.0)).collect(),

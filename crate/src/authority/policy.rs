@@ -134,6 +134,8 @@ pub struct Rule {
     pub effect: Effect,
     /// Only the named agents; the rule blocks every other agent.
     pub exclusive: bool,
+    /// Its refusals are only recorded (`mode: "audit"`).
+    pub audit: bool,
     /// Membership per agent index (after `like` expansion).
     pub(crate) members: Vec<bool>,
     /// Why, for messages.
@@ -217,6 +219,8 @@ pub struct Policy {
     /// Preset it was built on, if any.
     pub preset: Option<String>,
     pub(crate) case_insensitive: bool,
+    /// `mode: "audit"`: no refusal refuses; each is logged as what it would have been.
+    pub audit: bool,
     pub(crate) agents: Vec<Agent>,
     pub(super) exact_names: FastMap<String, usize>,
     pub(super) folded_names: FastMap<String, usize>,

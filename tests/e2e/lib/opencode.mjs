@@ -118,7 +118,8 @@ function readLogs(dataHome) {
 /// Runs `opencode run --format json --model mock/<model> [--agent <agent>] <prompt>` in `cwd`
 /// (default `projectDir`, which holds opencode.json) with a fresh isolated HOME/XDG tree.
 /// `mock` is startMockModel's result (or its url); `plugins`/`config` go to opencode.json (see
-/// writeConfig); `env` adds variables; on `timeoutMs` the process group is killed.
+/// writeConfig); `env` adds variables; on `timeoutMs` the process group is killed. `onSpawn(child)`
+/// hears of the process once started (it leads its own process group: `process.kill(-child.pid)`).
 /// Resolves to `{ code, signal, timedOut, stdout, stderr, events, log, ms }`: `events` are the
 /// parsed JSON lines of stdout, `log` is OpenCode's own log file text.
 export async function runOpencode({
@@ -133,6 +134,7 @@ export async function runOpencode({
   plugins,
   config,
   home = tempDir("home"),
+  onSpawn,
 }) {
   const mockUrl = typeof mock === "string" ? mock : mock?.url;
   if (!mockUrl) throw new Error("runOpencode: `mock` (startMockModel result or url) is required");
@@ -171,6 +173,7 @@ export async function runOpencode({
 
   const started = Date.now();
   const child = spawn(opencodeBin(), args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  onSpawn?.(child);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));

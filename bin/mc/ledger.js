@@ -1,0 +1,86 @@
+// A project's decision ledger for Mission Control: the file `continuity.ledger` of its
+// .opencode/nso.json names (default .opencode/context/decisions.md), read as `nso decisions`
+// reads it (the workflow core's ledger parser), watched while the page looks at it.
+import fs from "node:fs";
+import path from "node:path";
+import { loadWorkflowCore } from "../../plugin/core-loader.js";
+import { readTail } from "./feeds.js";
+
+const DEFAULT_LEDGER = ".opencode/context/decisions.md";
+/** The ledger is read up to this size (its end: the newest decisions). */
+const MAX_LEDGER_BYTES = 2 << 20;
+/** Projects whose ledger folder is watched at once. */
+const MAX_WATCHED = 50;
+
+/** The project's config text (undefined when missing or unreadable). */
+function configText(root) {
+  try {
+    return fs.readFileSync(path.join(root, ".opencode/nso.json"), "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ledger file of the project at `root`, from its config (`continuity.ledger`). */
+export function ledgerFile(root, text = configText(root)) {
+  let rel = DEFAULT_LEDGER;
+  try {
+    const configured = JSON.parse(text ?? "{}")?.continuity?.ledger;
+    if (typeof configured === "string" && configured) rel = configured;
+  } catch {
+    // a broken config: the default place (nso check names the problem)
+  }
+  return path.join(root, rel); // as the plugin places it (plugin/continuity/index.js)
+}
+
+/**
+ * Reads the ledger of `root`: `{ root, file, entries, warnings }` (the workflow core's
+ * parse, oldest first) or, when the core cannot be loaded, `{ root, file, text }`.
+ */
+export function readLedger(root) {
+  const text = configText(root);
+  const file = ledgerFile(root, text);
+  const tail = readTail(file, MAX_LEDGER_BYTES);
+  const ledger = tail?.text ?? "";
+  try {
+    const Workflow = loadWorkflowCore().Workflow;
+    let wf;
+    try {
+      wf = new Workflow(".opencode/nso.json", text);
+    } catch {
+      wf = new Workflow(".opencode/nso.json", undefined); // the ledger parser does not depend on the config
+    }
+    const parsed = JSON.parse(wf.ledgerJson(ledger));
+    return { root, file, entries: parsed.entries ?? [], warnings: parsed.warnings ?? [], truncated: Boolean(tail?.partialStart) };
+  } catch {
+    return { root, file, text: ledger, truncated: Boolean(tail?.partialStart) };
+  }
+}
+
+/** Reads ledgers and watches the folders of those read; `onChange(root)` on a change. */
+export function createLedgers({ onChange, errorLog = () => {} }) {
+  const watchers = new Map(); // root -> FSWatcher
+  return {
+    read(root) {
+      const result = readLedger(root);
+      if (!watchers.has(root) && watchers.size < MAX_WATCHED) {
+        const dir = path.dirname(result.file);
+        const name = path.basename(result.file);
+        try {
+          const w = fs.watch(dir, { persistent: false }, (_e, changed) => {
+            if (!changed || String(changed) === name) onChange(root);
+          });
+          w.on("error", () => watchers.delete(root));
+          watchers.set(root, w);
+        } catch (error) {
+          if (error.code !== "ENOENT") errorLog(`cannot watch ${dir}: ${error.message}`);
+        }
+      }
+      return result;
+    },
+    close() {
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
+    },
+  };
+}
