@@ -4,6 +4,7 @@
 // person can tune the policy before enforcing it.
 import fs from "node:fs";
 import path from "node:path";
+import { oneLine } from "../plugin/text.js";
 
 export const AUDIT_USAGE = "  nso audit [--since 7d|24h|2026-11-01] [--json] [--top N] [--dir DIR]";
 export const AUDIT_HELP = `audit    what NSO would have refused while in audit mode (authority.mode or a rule's
@@ -68,19 +69,8 @@ export function auditReport(records, { since = 0, top = 10, examples = 3 } = {})
   };
 }
 
-/** One line of text an agent controlled, safe for a terminal: no control characters, clipped. */
-export function safe(text, max = 160) {
-  let s = "";
-  const t = String(text ?? "");
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i);
-    if (c === 0x1b && t[i + 1] === "[") {
-      i += 2; // a CSI sequence: parameters, then one final byte in @..~
-      while (i < t.length && !(t.charCodeAt(i) >= 0x40 && t.charCodeAt(i) <= 0x7e)) i++;
-    } else s += c < 0x20 || (c >= 0x7f && c <= 0x9f) ? " " : t[i];
-  }
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
+/** One line of text an agent controlled, safe for a terminal (see plugin/text.js). */
+export const safe = oneLine;
 
 /** The report as text. */
 export function auditText(report) {

@@ -9,6 +9,7 @@ import { runConductor } from "../plugin/conductor/store.js";
 import { canonicalClaim, escapeGlob } from "../plugin/conductor/paths.js";
 import { realPath } from "../plugin/files.js";
 import { pidExists, processStartToken } from "../plugin/conductor/liveness.js";
+import { clip } from "../plugin/text.js";
 
 export const CONDUCTOR_USAGE = `  nso conductor start --task T --priority P1..P4 [--project NAME] [--agent NAME] [--override "WHY"] [--pid N]
   nso conductor claim PATH... [--file P]... [--files P...] [--force "WHY"]  (--instance ID)
@@ -195,7 +196,6 @@ export function statusTable(result) {
   return lines.join("\n");
 }
 
-const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
 /** The readable text of any other result. */
 function describe(op, result) {

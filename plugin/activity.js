@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { processStartToken } from "./conductor/liveness.js";
+import { clip } from "./text.js";
 
 /** Version of the feed's records (`v`). */
 export const FEED_VERSION = 1;
@@ -14,13 +15,6 @@ export const ROTATE_BYTES = 2 << 20;
 /** Longest value kept, per field. */
 const CLIP = { message: 2000, target: 500, task: 300, title: 300 };
 const DEFAULT_CLIP = 200;
-
-/** `text` (any value) as a string of at most `max` characters, or null. */
-export function clip(text, max) {
-  if (text === undefined || text === null) return null;
-  const s = typeof text === "string" ? text : String(text);
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
 
 /** The fields of a record with every string clipped to its bound. */
 export function boundFields(fields) {

@@ -7,6 +7,7 @@
 // read by type and clipped to the bound the feed's contract gives it; nothing throws. Strings
 // are kept as they are (ANSI escapes included): escaping is the job of whoever shows them.
 import { DEFAULT_TTL_SECONDS } from "../../plugin/conductor/store.js";
+import { clip } from "../../plugin/text.js";
 
 /** A session with a record this recent (and no `idle` after it) is working. */
 export const WORKING_WINDOW_MS = 30_000;
@@ -24,10 +25,7 @@ const MAX_OPEN_CALLS = 50;
 const BOUNDS = { message: 2000, target: 500, task: 300, title: 300, root: 4096, serverUrl: 2048 };
 const KINDS = new Set(["session", "agent", "task", "call", "idle", "compacted", "deleted"]);
 
-/** `text` cut to `max` characters, the cut marked with `…`. */
-export function clip(text, max) {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
+export { clip };
 
 /** The string `value` of field `name` clipped to its bound, or null when it is not a string. */
 export const field = (value, name) => (typeof value === "string" ? clip(value, BOUNDS[name] ?? 200) : null);

@@ -1,6 +1,7 @@
 // What `nso replay` prints: every call with its verdict and rule (a text table, or JSON records),
 // a summary per verdict and per rule, and with `--diff` the calls two policies decide
 // differently. Pure and deterministic: the same replay gives the same bytes.
+import { clip, oneLine } from "../../plugin/text.js";
 
 /** Verdicts in the order summaries list them (others after, by name). */
 const VERDICTS = ["allow", "soft", "warn", "audit", "block"];
@@ -8,15 +9,8 @@ const VERDICTS = ["allow", "soft", "warn", "audit", "block"];
 const TARGET_JSON = 500;
 const TARGET_TEXT = 120;
 
-/** One line of text an agent controlled, safe for a terminal: no control characters, clipped. */
-export function safe(text, max = 160) {
-  // Control characters are exactly what must go (escape sequences first, then the rest).
-  // eslint-disable-next-line no-control-regex
-  const s = String(text ?? "").replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/[\x00-\x1f\x7f-\x9f]/g, " ");
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
-}
-
-const clip = (s, max) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+/** One line of text an agent controlled, safe for a terminal (see plugin/text.js). */
+export const safe = oneLine;
 
 /** What a call is about: its path, command, pattern, URL or subagent; the files of a patch. */
 export function callTarget(tool, args) {
