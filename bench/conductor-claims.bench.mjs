@@ -4,7 +4,7 @@
 //    how the cost grows with the number of claims;
 // 2. 16 processes claiming at once (each its own instance, claim + release rounds on its own
 //    paths plus shared ones that conflict): total operations per second, p50/p99 latency.
-// Only the file store exists; a PostgreSQL store has no figures yet.
+// The PostgreSQL store is compared with this one in bench/conductor-store.bench.mjs.
 //
 // `node bench/conductor-claims.bench.mjs [--sizes=100,1000,10000] [--runs=200] [--workers=16] [--rounds=40]`;
 // in Bun: `BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-claims.bench.mjs` (workers

@@ -1,11 +1,13 @@
 // `nso conductor ...`: the Conductor protocol (seed 003) from a shell. Every command is one
-// operation of plugin/conductor/store.js (lock, read, core decision, atomic write), the same
-// the OpenCode plugin runs, so a person, a script and an agent share one set of claims.
+// operation of the store the project's .opencode/nso.json names (conductor.store: the files of
+// $CONDUCTOR_HOME, or PostgreSQL), the same the OpenCode plugin uses, so a person, a script
+// and an agent share one set of claims.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { runConductor } from "../plugin/conductor/store.js";
+import { closeStores, openStore } from "../plugin/conductor/stores.js";
+import { loadCore } from "../plugin/core-loader.js";
 import { canonicalClaim, escapeGlob } from "../plugin/conductor/paths.js";
 import { realPath } from "../plugin/files.js";
 import { pidExists, processStartToken } from "../plugin/conductor/liveness.js";
@@ -17,16 +19,19 @@ export const CONDUCTOR_USAGE = `  nso conductor start --task T --priority P1..P4
   nso conductor done [--outcome success|failed|abandoned] [--files P...]   (--instance ID)
   nso conductor heartbeat                                                  (--instance ID)
   nso conductor status | cleanup [--max-age-minutes N]
+  nso conductor sprint (--set FILE | --clear)   (the priority gate's sprint.json; FILE - is stdin)
   nso conductor [OP] --json-in        (the seed's JSON operation on stdin)
-  all conductor commands: [--json] [--dir DIR] [--home DIR]`;
+  all conductor commands: [--json] [--dir DIR] [--home DIR]  (--home: the files store in DIR)`;
 
 export const CONDUCTOR_HELP = `conductor
          coordinates several agents (OpenCode, Cursor, a shell...) working on one machine:
          each registers a task (start), claims the files it will edit (claim) before
          editing, and releases them (release, done). A claim that intersects another
          instance's claim is refused with who holds it; --force "WHY" takes it over and is
-         logged as FORCE. State: $CONDUCTOR_HOME (default ~/.conductor): status.json,
-         history.jsonl, conflicts.log, sprint.json (the priority gate's sprint focus).
+         logged as FORCE. State: conductor.store of the project's .opencode/nso.json:
+         "files" (default): $CONDUCTOR_HOME (default ~/.conductor): status.json,
+         history.jsonl, conflicts.log, sprint.json (the priority gate's sprint focus);
+         or a PostgreSQL database shared by several machines.
          --instance defaults to $CONDUCTOR_INSTANCE. PATHs are made absolute and canonical
          (real folders; a folder claims everything under it); globs (*, **, ?, [..], {a,b})
          are kept. start records --pid N (else $OPENCODE_PID, set by OpenCode for its
@@ -36,8 +41,9 @@ export const CONDUCTOR_HELP = `conductor
          store error.`;
 
 const OPS = ["start", "claim", "status", "done", "release", "heartbeat", "cleanup"];
+const COMMANDS = [...OPS, "sprint"];
 const VALUE_FLAGS = ["--task", "--project", "--priority", "--instance", "--agent", "--reason", "--outcome", "--override",
-  "--force", "--max-age-minutes", "--dir", "--home", "--pid", "--file"];
+  "--force", "--max-age-minutes", "--dir", "--home", "--pid", "--file", "--set"];
 
 /** A usage error: exit 2 with the message and the usage lines. */
 class UsageError extends Error {}
@@ -61,7 +67,7 @@ export function parseConductorArgs(argv) {
   const opts = { op: undefined, paths: [], files: [] };
   let i = 0;
   if (argv[0] && !argv[0].startsWith("-")) {
-    if (!OPS.includes(argv[0])) throw new UsageError(`unknown conductor command ${JSON.stringify(argv[0])}`);
+    if (!COMMANDS.includes(argv[0])) throw new UsageError(`unknown conductor command ${JSON.stringify(argv[0])}`);
     opts.op = argv[i++];
   }
   for (; i < argv.length; i++) {
@@ -69,6 +75,7 @@ export function parseConductorArgs(argv) {
     if (arg === "--json") opts.json = true;
     else if (arg === "--json-in") opts.jsonIn = true;
     else if (arg === "--all") opts.all = true;
+    else if (arg === "--clear") opts.clear = true;
     else if (arg === "--files") {
       while (i + 1 < argv.length && !argv[i + 1].startsWith("--")) opts.files.push(argv[++i]);
     } else if (VALUE_FLAGS.includes(arg)) {
@@ -90,6 +97,31 @@ function projectRoot(dir) {
     // not a git repository, or (a seed JSON from elsewhere) not even a folder here
     return realPath(path.resolve(dir));
   }
+}
+
+/**
+ * The store of the project at `root`: --home names a files store; else the project's
+ * `conductor` config (.opencode/nso.json, checked by the core as the plugin checks it).
+ * Throws a store error (exit 2) when the config is wrong.
+ */
+function storeFor(opts, root, env) {
+  if (opts.home) return openStore({}, { home: path.resolve(opts.home), env });
+  let text;
+  try {
+    text = fs.readFileSync(path.join(root, ".opencode/nso.json"), "utf8");
+  } catch {
+    return openStore({}, { root, env });
+  }
+  let settings;
+  try {
+    const engine = new (loadCore().Nso)(".opencode/nso.json", text);
+    settings = engine.config().conductor;
+    engine.free?.();
+  } catch (error) {
+    throw Object.assign(new Error(`${error.file ?? ".opencode/nso.json"}: ${error.path ?? ""}: ${error.problem ?? error.message}`),
+      { code: error.code ?? "config", fix: error.fix ?? "correct .opencode/nso.json." });
+  }
+  return openStore(settings ?? {}, { root, env });
 }
 
 /** The process whose life the instance shares: --pid, else OpenCode's (OPENCODE_PID), else none. */
@@ -168,6 +200,25 @@ export function buildOperation(opts, { env = process.env, cwd = process.cwd(), i
   return op;
 }
 
+/** `sprint --set FILE` (the text, checked to be a JSON object) or `sprint --clear`. */
+function sprintOperation(opts, readStdin, cwd) {
+  if (!!opts.clear === (opts.set !== undefined)) throw new UsageError("sprint needs --set FILE or --clear");
+  if (opts.clear) return { operation: "sprint", clear: true };
+  let text;
+  try {
+    text = opts.set === "-" ? readStdin() : fs.readFileSync(path.resolve(cwd, opts.set), "utf8");
+  } catch (error) {
+    throw new UsageError(`sprint --set: cannot read ${opts.set}: ${error.message}`);
+  }
+  try {
+    const sprint = JSON.parse(text);
+    if (!sprint || typeof sprint !== "object" || Array.isArray(sprint)) throw new Error("not an object");
+  } catch (error) {
+    throw new UsageError(`sprint --set: ${opts.set} is not a JSON object (${error.message})`);
+  }
+  return { operation: "sprint", text };
+}
+
 const minutes = (m) => (m == null ? "?" : m >= 120 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}` : `${m}m`);
 const seconds = (s) => (s == null ? "?" : s < 120 ? `${s}s` : minutes(Math.floor(s / 60)));
 
@@ -241,7 +292,7 @@ export async function conductorMain(argv, { env = process.env, cwd = process.cwd
       }
       if (!input || typeof input !== "object" || Array.isArray(input)) throw new UsageError("--json-in: stdin must be one JSON object");
     }
-    op = buildOperation(opts, { env, cwd, input });
+    op = opts.op === "sprint" ? sprintOperation(opts, readStdin, cwd) : buildOperation(opts, { env, cwd, input });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     err(`nso conductor: ${error.message}\n\nusage:\n${CONDUCTOR_USAGE}`);
@@ -249,9 +300,17 @@ export async function conductorMain(argv, { env = process.env, cwd = process.cwd
   }
   let answer;
   try {
-    answer = await runConductor({ home: opts.home ?? env.CONDUCTOR_HOME, op, errorLog: (n) => err(`nso conductor: RECOVERED: ${n.message}`) });
+    const store = storeFor(opts, projectRoot(path.resolve(cwd, opts.dir ?? op.working_directory ?? ".")), env);
+    if (op.operation === "sprint") {
+      await store.writeSprint(op.clear ? null : op.text);
+      out(op.clear ? `sprint cleared (${store.describe})` : `sprint set (${store.describe})`);
+      return 0;
+    }
+    answer = await store.run({ op, errorLog: (n) => err(`nso conductor: RECOVERED: ${n.message}`) });
   } catch (error) {
     return failed(opts, { code: error.code ?? "conductor_error", message: error.message, fix: error.fix }, out, err);
+  } finally {
+    await closeStores();
   }
   if (answer.error) return failed(opts, answer.error, out, err);
   const { result } = answer;

@@ -12,6 +12,9 @@ import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
 import { AUDIT_HELP, AUDIT_USAGE, auditMain } from "./audit-cli.js";
 import { REPLAY_HELP, REPLAY_USAGE, replayMain } from "./replay-cli.js";
+import { GUARD_HELP, GUARD_USAGE, guardMain } from "./init/guard.js";
+import { INIT_HELP, INIT_USAGE, initMain } from "./init/cli.js";
+import { HOOK_HELP, HOOK_USAGE, hookMain } from "./hook-cli.js";
 import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
 import { CONTINUITY_COMMANDS, CONTINUITY_HELP, CONTINUITY_USAGE, continuityMain } from "./continuity-cli.js";
 import { STATUS_HELP, STATUS_USAGE, statusMain } from "./mc/status-cli.js";
@@ -35,6 +38,9 @@ ${CONDUCTOR_USAGE}
 ${CONTINUITY_USAGE}
 ${AUDIT_USAGE}
 ${REPLAY_USAGE}
+${INIT_USAGE}
+${GUARD_USAGE}
+${HOOK_USAGE}
 
 explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
          may, and why. --command implies --tool bash; --path sets filePath (default tool:
@@ -73,6 +79,9 @@ ${CONDUCTOR_HELP}
 ${CONTINUITY_HELP}
 ${AUDIT_HELP}
 ${REPLAY_HELP}
+${INIT_HELP}
+${GUARD_HELP}
+${HOOK_HELP}
 DIR      the project folder (default: the current one); the project root is its git root.
 WHO      --agent NAME decides as OpenCode's agent NAME would be decided in this project:
          the same engine, policy and messages (an agent the policy does not know is refused
@@ -340,12 +349,15 @@ function check(opts) {
 }
 
 // The conductor has its own flags (bin/conductor-cli.js).
+if (process.argv[2] === "hook") process.exit(await hookMain(process.argv.slice(3)));
 if (process.argv[2] === "conductor") process.exit(await conductorMain(process.argv.slice(3)));
 if (process.argv[2] === "mc") process.exit(await mcMain(process.argv.slice(3)));
 // `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` below.
 if (process.argv[2] === "status" && !/^[^-]/.test(process.argv[3] ?? "")) process.exit(await statusMain(process.argv.slice(3)));
 if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
 if (process.argv[2] === "replay") process.exit(await replayMain(process.argv.slice(3)));
+if (process.argv[2] === "init") process.exit(initMain(process.argv.slice(3)));
+if (process.argv[2] === "guard") process.exit(await guardMain(process.argv.slice(3)));
 if (process.argv[2] === "audit") process.exit(auditMain(withoutDir(process.argv.slice(3)), { logDir: logDirOf(dirOption(process.argv.slice(3))) }));
 const opts = parseArgs(process.argv.slice(2));
 if (opts.sub === "explain") explain(opts);

@@ -23,7 +23,7 @@ export const REPLAY_HELP = `replay   decides every tool call of recorded session
          are read too). --config: the policy, a whole .opencode/nso.json (default: DIR's).
          --diff OTHER.json: decides every call under both and lists the calls decided
          differently (verdict or rule). --agent: who Claude Code's main chain is (default
-         build; subagents are their subagent type). Bad records are reported and skipped.
+         the policy's claudeCode.mainAgent, else build; subagents are their subagent type). Bad records are reported and skipped.
          Exit 0 (also when calls are refused), 1 with --diff when a call is decided
          differently, 2 usage, unreadable input or an invalid policy.`;
 
@@ -74,6 +74,16 @@ function policyFile(file, root) {
   }
 }
 
+/** `claudeCode.mainAgent` of a policy text, if it names one (an unreadable text is reported later, by the engine). */
+function configuredMainAgent(policy) {
+  try {
+    const agent = JSON.parse(policy.text ?? "{}")?.claudeCode?.mainAgent;
+    return typeof agent === "string" && agent ? agent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Replays `calls` under one policy: its records and what the files could not follow. */
 function run(recording, policy, root) {
   let result;
@@ -116,7 +126,7 @@ export async function replayMain(argv, { out = writeAll(process.stdout), err = w
     const root = projectRoot(opts.dir ?? process.cwd());
     const policyA = policyFile(opts.config, root);
     const policyB = opts.diff !== undefined ? policyFile(opts.diff, root) : undefined;
-    const recording = readRecordings(opts.files, { mainAgent: opts.agent ?? "build" });
+    const recording = readRecordings(opts.files, { mainAgent: opts.agent ?? configuredMainAgent(policyA) ?? "build" });
     const a = run(recording, policyA, root);
     const warnings = recording.warnings;
     if (warnings.length) await err(warnings.map((w) => `nso replay: ${w}`).join("\n"));

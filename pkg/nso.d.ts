@@ -86,6 +86,13 @@ export function checkConfig(config_file: string, config_text: string): string;
 export function classify(tool: string, args_json: string): string;
 
 /**
+ * A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
+ * `{tool, args, subagentType}` (see [`crate::hosts::claude_code`]). Never throws: input that
+ * is not JSON is taken as no input.
+ */
+export function claudeToolCall(name: string, input_json: string): string;
+
+/**
  * Runs one Conductor operation: the request as JSON (state text, sprint text, now, random,
  * host, alive, ttlSeconds, op) in, the response as JSON (state, result, history, conflicts,
  * error) out; see docs/conductor-contract.md. Never throws: a bad request or a corrupt state

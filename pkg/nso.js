@@ -368,6 +368,39 @@ function classify(tool, args_json) {
 exports.classify = classify;
 
 /**
+ * A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
+ * `{tool, args, subagentType}` (see [`crate::hosts::claude_code`]). Never throws: input that
+ * is not JSON is taken as no input.
+ * @param {string} name
+ * @param {string} input_json
+ * @returns {string}
+ */
+function claudeToolCall(name, input_json) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(input_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.claudeToolCall(ptr0, len0, ptr1, len1);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+exports.claudeToolCall = claudeToolCall;
+
+/**
  * Runs one Conductor operation: the request as JSON (state text, sprint text, now, random,
  * host, alive, ttlSeconds, op) in, the response as JSON (state, result, history, conflicts,
  * error) out; see docs/conductor-contract.md. Never throws: a bad request or a corrupt state

@@ -4,6 +4,7 @@ export const memory: WebAssembly.Memory;
 export const __wbg_nso_free: (a: number, b: number) => void;
 export const checkConfig: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const classify: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+export const claudeToolCall: (a: number, b: number, c: number, d: number) => [number, number];
 export const conductorApply: (a: number, b: number) => [number, number];
 export const conductorCovers: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const conductorIntersects: (a: number, b: number, c: number, d: number) => number;

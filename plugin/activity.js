@@ -40,19 +40,27 @@ const randomKey = () => Math.random().toString(36).slice(2, 8).padEnd(6, "0");
 /**
  * The feed of one instance. `home()` is the Conductor's home at the time of a write; `header()`
  * the `instance` record's fields (`project`, `root`, `serverUrl`, `nso`); `errorLog(text)`
- * records a failure (a feed that cannot be written never stops the session).
+ * records a failure (a feed that cannot be written never stops the session). `feed` (optional)
+ * names the file and the process it stands for.
  */
-export function createActivity({ home, header, errorLog, flushMs = 250, rotateBytes = ROTATE_BYTES }) {
-  const name = `${os.hostname().replace(/[^A-Za-z0-9.-]/g, "_")}-${process.pid}-${randomKey()}.jsonl`;
+export function createActivity({ home, header, errorLog, flushMs = 250, rotateBytes = ROTATE_BYTES, feed }) {
+  // A host that runs NSO in a short process per call (Claude Code's hooks) names one feed per
+  // session and the long-lived process it belongs to (`feed: {name, pid}`).
+  const pid = feed?.pid ?? process.pid;
+  const name = feed?.name ?? `${os.hostname().replace(/[^A-Za-z0-9.-]/g, "_")}-${pid}-${randomKey()}.jsonl`;
   const started = Date.now();
   let pending = [];
   let timer = null;
   let file = null;
   let size = 0;
 
-  /** Records `kind` with `fields` (strings are clipped); written by the next flush. */
+  /**
+   * Records `kind` with `fields` (strings are clipped); written by the next flush. Inside a tool
+   * call this only keeps the time and a reference: clipping and encoding wait for the flush
+   * (`fields` must not be changed afterwards).
+   */
   function record(kind, fields = {}) {
-    pending.push({ v: FEED_VERSION, t: Date.now(), kind, ...boundFields(fields) });
+    pending.push([Date.now(), kind, fields]);
     if (!timer) {
       timer = setTimeout(flush, flushMs);
       timer.unref?.();
@@ -62,8 +70,8 @@ export function createActivity({ home, header, errorLog, flushMs = 250, rotateBy
   function instanceLine() {
     const h = header();
     // `processStarted` tells a reused pid from this process (liveness checks can compare it).
-    return JSON.stringify({ v: FEED_VERSION, t: Date.now(), kind: "instance", pid: process.pid, host: os.hostname(), started,
-      processStarted: processStartToken(process.pid), ...boundFields(h) }) + "\n";
+    return JSON.stringify({ v: FEED_VERSION, t: Date.now(), kind: "instance", pid, host: os.hostname(), started,
+      processStarted: processStartToken(pid), ...boundFields(h) }) + "\n";
   }
 
   /** Opens the feed (first write, or after a rotation or a home change): its `instance` line first. */
@@ -86,7 +94,7 @@ export function createActivity({ home, header, errorLog, flushMs = 250, rotateBy
     pending = [];
     try {
       let text = open();
-      for (const r of batch) text += JSON.stringify(r) + "\n";
+      for (const [t, kind, fields] of batch) text += JSON.stringify({ v: FEED_VERSION, t, kind, ...boundFields(fields) }) + "\n";
       if (size + text.length > rotateBytes && size > 0) {
         fs.renameSync(file, `${file}.1`);
         size = 0;

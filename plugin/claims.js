@@ -2,15 +2,15 @@
 // machine-wide claim store ($CONDUCTOR_HOME); before a write-class call, its targets are
 // claimed for the session's instance, and another instance's intersecting claim refuses the
 // call (`enforce`) or warns (`advisory`). Subagent sessions share their parent's instance.
-// Host-independent: nso.js calls it; the store (conductor/store.js) does the I/O.
-import fs from "node:fs";
+// Host-independent: nso.js calls it; the store (conductor/stores.js: the files of
+// $CONDUCTOR_HOME, or PostgreSQL shared by several machines) does the I/O.
 import os from "node:os";
 import path from "node:path";
 import { loadCore } from "./core-loader.js";
 import { canonicalClaim, literalClaim } from "./conductor/paths.js";
 import { processStartToken } from "./conductor/liveness.js";
-import { resolveHome, STATUS_FILE } from "./conductor/home.js";
-import { runConductor } from "./conductor/store.js";
+import { resolveHome } from "./conductor/home.js";
+import { openStore } from "./conductor/stores.js";
 
 const TASK_CHARS = 200;
 
@@ -32,19 +32,26 @@ export function conflictText(conflicts, mode) {
   const options = "Options: wait until that window finishes (its claims are released when it is done, idle or gone), " +
     "coordinate with it (it can release the file with nso_release), or ask the person to take it over: " +
     "`nso conductor claim <path> --force \"why\"`.";
+  // The instance id starts with its source: `cc-` a Claude Code session, `opc-` an OpenCode window.
+  const claude = conflicts.filter((c) => String(c.held_by).startsWith("cc-")).length;
+  const holder = claude === 0 ? "Another OpenCode window" : claude === conflicts.length ? "A Claude Code session" : "Another agent session";
   return mode === "advisory"
     ? `NSO conductor (advisory): ${who}. The call went ahead; another window may be editing the same file. ${options}`
-    : `${who}. Another OpenCode window holds it, so this call would overwrite its work. ${options}`;
+    : `${who}. ${holder} holds it, so this call would overwrite its work. ${options}`;
 }
 
 /**
  * The claims of one NSO instance (one project in this process). `settings()` gives the
  * `conductor` config; `project` the project's name; `errorLog(text)` reports store problems.
  */
-export function createClaims({ root, settings, errorLog, home: homeOverride }) {
+export function createClaims({ root, settings, errorLog, home: homeOverride, host }) {
+  // `host` ({pid, source, label}): NSO runs in a short process per call on behalf of a
+  // long-lived one (Claude Code starts a process per hook call). The instance carries that
+  // process's pid (alive while it runs), and each call finds its session's instance again.
+  const pid = host?.pid ?? process.pid;
   const bySession = new Map(); // sessionID -> main session id (its instance's owner)
   const instances = new Map(); // main session id -> { id, ready, held, forced, drift, lastActivity, lastBeat }
-  let seenMtime = 0;
+  let seenVersion = null;
   let idleTimer = null;
   const storeNotices = new Map(); // text -> main session ids already told
 
@@ -53,16 +60,25 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     const configured = settings()?.home ?? homeOverride;
     return configured ? path.resolve(root, configured) : resolveHome();
   };
-  /** One store operation; the state file it leaves is this instance's own news, not others'. */
+  const ttlMs = () => (settings()?.ttlSeconds ?? 600) * 1000;
+  /** The configured store (a PostgreSQL one is opened once per process and reused). */
+  const store = () => openStore(settings() ?? {}, { root, home: settings()?.home ? undefined : homeOverride });
+  /**
+   * One store operation; the state it leaves is this instance's own news, not others'. An
+   * answer about an instance confirms, until a TTL later, that its claims are still its own.
+   */
   async function run(op) {
-    const answer = await runConductor({
-      home: home(), op, ttlSeconds: settings()?.ttlSeconds ?? 600,
+    const answer = await store().run({
+      op, ttlSeconds: settings()?.ttlSeconds ?? 600,
       errorLog: (n) => {
         errorLog(n.message);
         storeNotices.set(`NSO conductor: ${n.message}`, new Set()); // every window's agent hears of it
       },
     });
-    seenMtime = fs.statSync(path.join(home(), STATUS_FILE), { throwIfNoEntry: false })?.mtimeMs ?? seenMtime;
+    seenVersion = answer.version ?? seenVersion;
+    if (!answer.error && op.instance_id) {
+      for (const inst of instances.values()) if (inst.id === op.instance_id) inst.confirmedAt = Date.now();
+    }
     return answer;
   }
 
@@ -85,16 +101,25 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     if (!bySession.has(owner)) bySession.set(owner, owner);
     let inst = instances.get(owner);
     if (inst) return inst;
-    inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now() };
+    inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now(), confirmedAt: Date.now() };
     instances.set(owner, inst);
-    inst.ready = run({
-      operation: "start", automatic: true, source: "opc", task: String(task ?? "").trim().slice(0, TASK_CHARS) || "(OpenCode session)",
-      project: path.basename(root), priority: "P2", working_directory: root, project_root: root, pid: process.pid,
-      host: os.hostname(), process_started: processStartToken(process.pid), agent: agent ?? null, session: owner,
+    const start = () => run({
+      operation: "start", automatic: true, source: host?.source ?? "opc",
+      task: String(task ?? "").trim().slice(0, TASK_CHARS) || `(${host?.label ?? "OpenCode session"})`,
+      project: path.basename(root), priority: "P2", working_directory: root, project_root: root, pid,
+      host: os.hostname(), process_started: processStartToken(pid), agent: agent ?? null, session: owner,
     }).then((answer) => {
       if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
       inst.id = answer.result.instance_id;
       inst.drift = answer.result.drift_warning ?? null;
+      return inst;
+    });
+    inst.ready = (host ? recall(owner) : Promise.resolve(null)).then((found) => {
+      if (!found) return start();
+      inst.id = found.id;
+      inst.held = [...found.held];
+      return inst;
+    }).then(() => {
       startIdleTimer();
       return inst;
     }).catch((error) => {
@@ -105,9 +130,29 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
     return inst;
   }
 
+  /**
+   * The live instance an earlier call of this host process registered for session `owner`
+   * (`{id, held}`), or null.
+   */
+  async function recall(owner) {
+    const answer = await run({ operation: "status" });
+    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    const mine = (answer.result?.instances ?? []).find((i) =>
+      i.alive && i.pid === pid && i.host === os.hostname() && (i.sessions ?? []).includes(owner));
+    return mine ? { id: mine.id, held: mine.files_claimed ?? [] } : null;
+  }
+
+  /**
+   * Every minute: idle instances release their claims. With a store shared by several
+   * machines, live instances also send heartbeats (other machines judge them by heartbeat
+   * age alone), so the timer runs at least every quarter TTL.
+   */
   function startIdleTimer() {
     if (idleTimer) return;
-    idleTimer = setInterval(releaseIdle, 60_000);
+    idleTimer = setInterval(() => {
+      releaseIdle();
+      if (store().shared) for (const inst of instances.values()) if (inst.id) heartbeat(inst);
+    }, Math.min(60_000, ttlMs() / 4));
     idleTimer.unref?.();
   }
 
@@ -126,18 +171,14 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
   }
 
   /**
-   * Claims took over by force, and claims that vanished, are noticed when status.json
-   * changes: one stat per call, a read only when it changed.
+   * Claims took over by force, and claims that vanished, are noticed when the state changes:
+   * the store's version (files: one stat; PostgreSQL: a revision checked in the background),
+   * a read only when it changed.
    */
   async function refresh(inst) {
-    let stat;
-    try {
-      stat = fs.statSync(path.join(home(), STATUS_FILE));
-    } catch {
-      return;
-    }
-    if (stat.mtimeMs === seenMtime) return;
-    seenMtime = stat.mtimeMs;
+    const version = await store().version();
+    if (version === seenVersion) return;
+    seenVersion = version;
     const answer = await run({ operation: "notices", instance_id: inst.id });
     if (answer.error?.code === "unknown_instance") {
       inst.held = [];
@@ -160,7 +201,8 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
       await inst.ready;
       inst.lastActivity = Date.now();
       await refresh(inst).catch(async (error) => {
-        if (error.code !== "gone") throw error;
+        // A store that cannot be read now does not stop what the instance already holds.
+        if (error.code !== "gone") return errorLog(`conductor: checking for news failed: ${error.message}`);
         instances.delete(ownerOf(sessionID));
         inst = register(sessionID, { task, agent });
         await inst.ready;
@@ -168,8 +210,27 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
       const patterns = targets.map((t) => targetPattern(root, t));
       const core = loadCore();
       const held = JSON.stringify(inst.held);
-      const missing = patterns.filter((p) => !core.conductorCovers(held, p));
-      if (!missing.length) return {}; // already held: no lock, no rewrite
+      let missing = patterns.filter((p) => !core.conductorCovers(held, p));
+      if (!missing.length) {
+        // Already held: no lock, no rewrite. A shared store's claims are trusted from the cache
+        // for a TTL after the store last confirmed them (past that, other machines may have
+        // judged this one gone): then a heartbeat must get through first.
+        if (!store().shared || Date.now() - inst.confirmedAt < ttlMs()) {
+          heartbeat(inst);
+          return {};
+        }
+        const beat = await run({ operation: "heartbeat", instance_id: inst.id });
+        if (!beat.error) {
+          inst.lastBeat = Date.now();
+          return {};
+        }
+        if (beat.error.code !== "unknown_instance") throw Object.assign(new Error(beat.error.message), beat.error);
+        // Judged gone by another machine: its claims were freed. Register again, claim anew.
+        instances.delete(ownerOf(sessionID));
+        inst = register(sessionID, { task, agent });
+        await inst.ready;
+        missing = patterns;
+      }
       const answer = await run({ operation: "claim", instance_id: inst.id, files: missing, by: agent ?? null });
       if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
       if (answer.result.status === "conflict") {
@@ -185,7 +246,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
       errorLog(`conductor: ${why}`);
       if (mode() === "advisory") return { notice: `${why}; the call went ahead without a claim (advisory mode).` };
       return { block: `${why}, so it refuses calls that change files until it works again (fail closed). ` +
-        `Fix: ${error.fix ?? "check that $CONDUCTOR_HOME (default ~/.conductor) is a writable folder, or set conductor.mode in .opencode/nso.json"}.` };
+        `Fix: ${(error.fix ?? "check that $CONDUCTOR_HOME (default ~/.conductor) is a writable folder, or set conductor.mode in .opencode/nso.json").replace(/\.$/, "")}.` };
     }
   }
 
@@ -256,7 +317,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
 
   /** A heartbeat on activity, at most every quarter TTL, in the background. */
   function heartbeat(inst) {
-    const every = ((settings()?.ttlSeconds ?? 600) * 1000) / 4;
+    const every = ttlMs() / 4;
     if (Date.now() - inst.lastBeat < every) return;
     inst.lastBeat = Date.now();
     run({ operation: "heartbeat", instance_id: inst.id }).catch((error) => errorLog(`conductor: heartbeat failed: ${error.message}`));
@@ -264,10 +325,14 @@ export function createClaims({ root, settings, errorLog, home: homeOverride }) {
 
   /** A main session ends: its instance is done and its claims are released. */
   async function sessionEnded(sessionID) {
-    const inst = instances.get(sessionID);
+    let inst = instances.get(sessionID);
     bySession.delete(sessionID);
-    if (!inst) return;
     instances.delete(sessionID);
+    if (!inst && host && mode() !== "off") {
+      const found = await recall(sessionID).catch((error) => errorLog(`conductor: finding the instance of ${sessionID} failed: ${error.message}`));
+      if (found) inst = { id: found.id, ready: Promise.resolve() };
+    }
+    if (!inst) return;
     try {
       await inst.ready;
       await run({ operation: "done", instance_id: inst.id, outcome: "session_deleted", files_modified: [] });

@@ -1,8 +1,10 @@
 // The decision path of one tool call: the request the core decides, the lookups it asks for
 // (real paths behind symlinks, current contents, existence), the refusal thrown to the host,
 // and the log lines. Host-independent.
+import { callTarget } from "./activity.js";
 import { boundArgs } from "./bounds.js";
-import { gatherLookups, realPathInfo } from "./files.js";
+import { cachedPathInfo, gatherLookups } from "./files.js";
+import { stamp } from "./logs.js";
 
 /** Tools that only read; everything else is write-class and fails closed when NSO is down. */
 export const READ_TOOLS = new Set([
@@ -31,13 +33,13 @@ export function notEnforcingText(failure) {
  * need, contentBytes)` fills the request's maps (see files.js). By default the disk; `nso
  * replay` passes a virtual overlay of the files a recorded session changed.
  */
-export const DISK_LOOKUPS = Object.freeze({ pathInfo: realPathInfo, gather: gatherLookups });
+export const DISK_LOOKUPS = Object.freeze({ pathInfo: cachedPathInfo, gather: gatherLookups });
 
 /**
  * Real paths and existence of the usual path arguments, so most calls need one round:
  * the core asks for what is still missing. Relative paths are taken from `baseDir`.
  */
-export function preResolve(request, baseDir, pathInfo = realPathInfo) {
+export function preResolve(request, baseDir, pathInfo = cachedPathInfo) {
   for (const key of PATH_ARGS) {
     const given = request.args?.[key];
     if (typeof given === "string" && given && !given.startsWith("~")) {
@@ -78,4 +80,18 @@ export function decisionLogLines(decision, tool, agent, time) {
     (decision.unclassified ? " (unclassified tool)" : "") +
     (decision.notices?.length ? ` reminder: ${decision.notices.join(" | ")}` : "");
   return [line, ...(decision.log ?? []).map((extra) => `${time} ${extra}`)];
+}
+
+/**
+ * Logs a decision on `request`: its `nso.log` lines (the call named `tool`), and, when audit
+ * mode let it through, what `audit.jsonl` keeps of it. The lines are written off the call's
+ * path (logs.js).
+ */
+export function logDecision(logs, decision, request, tool = request.tool) {
+  const time = stamp();
+  for (const line of decisionLogLines(decision, tool, request.agent, time)) logs.decision(line);
+  if (decision.verdict === "audit") {
+    logs.audit({ t: time, session: request.sessionId ?? null, agent: request.agent ?? null, tool: request.tool,
+      rule: decision.ruleId, target: callTarget(request.args), message: decision.message ?? null });
+  }
 }

@@ -30,10 +30,17 @@ export function readText(file) {
  * changed the file system (a write-class tool finished, the host reported a file event).
  */
 const realDirs = new Map();
+/**
+ * `[real path, exists]` of files asked about since the last change, under the same rule: the
+ * same file is asked about again and again (reads, then edits of it) while nothing changes.
+ */
+const realFiles = new Map();
+const MAX_CACHED_FILES = 4096;
 
-/** Forgets cached folder locations (after anything that may have changed the tree). */
+/** Forgets cached locations (after anything that may have changed the tree). */
 export function forgetRealPaths() {
   realDirs.clear();
+  realFiles.clear();
 }
 
 // Paths here are absolute and normalised (path.resolve ran first), so plain slicing at the
@@ -88,6 +95,21 @@ export function realPathInfo(abs) {
   return resolveLink(dir, joinTo(dir, nameOf(clean)));
 }
 
+/**
+ * {@link realPathInfo}, remembered until {@link forgetRealPaths}: what a tool call's decision
+ * asks (the host clears it after every write-class call and every file event). The status
+ * sync, which moves files itself, asks {@link realPathInfo}.
+ */
+export function cachedPathInfo(abs) {
+  let info = realFiles.get(abs);
+  if (info === undefined) {
+    info = realPathInfo(abs);
+    if (realFiles.size >= MAX_CACHED_FILES) realFiles.clear();
+    realFiles.set(abs, info);
+  }
+  return info;
+}
+
 /** The real location of the absolute path `abs` (see {@link realPathInfo}). */
 export function realPath(abs) {
   return realPathInfo(abs)[0];
@@ -102,13 +124,14 @@ export function gatherLookups(request, need, contentBytes = Infinity) {
   request.resolved ??= {};
   request.contents ??= {};
   request.exists ??= {};
-  for (const p of need.resolve) request.resolved[p] = realPath(p);
+  for (const p of need.resolve) request.resolved[p] = cachedPathInfo(p)[0];
   for (const p of need.content) {
     const text = readBounded(p, contentBytes);
     if (typeof text === "object") (request.oversized ??= {})[p] = text.oversized;
     else request.contents[p] = text ?? null;
   }
-  for (const p of need.exists) request.exists[p] = fs.existsSync(p);
+  // Whether the real location exists: what existsSync answers (links followed), cached.
+  for (const p of need.exists) request.exists[p] = cachedPathInfo(p)[1];
 }
 
 /** Whether each path (relative to `root`, or absolute) exists, and its size. */

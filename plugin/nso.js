@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
-import { READ_TOOLS, blockError, decideWithLookups, decisionLogLines, notEnforcingText } from "./decision.js";
+import { READ_TOOLS, blockError, decideWithLookups, logDecision, notEnforcingText } from "./decision.js";
 import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
@@ -26,14 +26,18 @@ function coreVersion() {
   }
 }
 
+const DECIDED = Promise.resolve(); // what `beforeTool` returns for a call decided at once
+
 /** The NSO tool behind each status sync operation: its writes are made `via` that tool. */
 const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_task_archive" };
 
 /**
  * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
- * in tool calls are taken from `directory`.
+ * in tool calls are taken from `directory`. A host that runs NSO in a short process per call
+ * names the long-lived process it acts for: `host` ({pid, source, label}, the Conductor's
+ * instance) and `feed` ({name, pid}, the activity feed).
  */
-export function createNso({ directory, worktree, serverUrl } = {}) {
+export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new SessionRegistry();
@@ -44,11 +48,12 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
     root, sessions, logs, wf: loadWorkflowCore, maxDepth: () => state.config?.delegation?.maxDepth ?? 3,
   });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
-  const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text) });
+  const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text), host });
   const activity = createActivity({
     home: () => claims.home(),
     header: () => ({ project: path.basename(root), root, serverUrl: serverUrl ? String(serverUrl) : null, nso: coreVersion() }),
     errorLog: (text) => logs.error(text),
+    feed,
   });
   const continuity = createContinuity({
     root, config: () => (state.engine ? state.config : null), wf: (fn) => withWorkflow(fn), claims, sessions, logs,
@@ -138,16 +143,6 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
 
   const failureText = () => notEnforcingText(state.failure);
 
-  function logDecision(decision, tool, agent) {
-    for (const line of decisionLogLines(decision, tool, agent, stamp())) logs.decision(line);
-  }
-
-  /** What `audit.jsonl` keeps of a call audit mode let through. */
-  const auditRecord = (request, decision) => ({
-    t: stamp(), session: request.sessionId ?? null, agent: request.agent ?? null, tool: request.tool, rule: decision.ruleId,
-    target: callTarget(request.args), message: decision.message ?? null,
-  });
-
   /** The core's decision on one request (undefined: a plain allow). */
   const decide = (request) =>
     decideWithLookups((json) => withEngine((e) => e.decide(json)), request, state.config?.limits?.contentBytes);
@@ -210,56 +205,77 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
 
   /**
    * Before a tool call `{tool, sessionID, callID, agent?}` with `output.args`: the decision,
-   * delegation limits, then the project's pre hooks. Throws NSO's refusal. `agent` defaults
-   * to the session's recorded agent.
+   * delegation limits, then the project's pre hooks. A promise, rejected with NSO's refusal.
+   * `agent` defaults to the session's recorded agent.
    */
-  async function beforeTool(input, output) {
+  function beforeTool(input, output) {
     const agent = input.agent ?? sessions.agentOf(input.sessionID);
     const seen = { verdict: "allow", rule: null, message: null };
     const call = (verdict, rule, message) => activity.record("call", {
       session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
       verdict, rule, target: callTarget(output?.args), message,
     });
-    try {
-      await decideTool(input, output, agent, seen);
-    } catch (error) {
+    const refused = (error) => {
       call("block", error.rule ?? seen.rule ?? null, error.message);
       throw error;
+    };
+    let rest;
+    try {
+      rest = decideTool(input, output, agent, seen);
+    } catch (error) {
+      return Promise.reject(error).catch(refused);
     }
-    call(seen.verdict, seen.rule, seen.message);
+    if (!rest) {
+      call(seen.verdict, seen.rule, seen.message);
+      return DECIDED;
+    }
+    return rest.then(() => call(seen.verdict, seen.rule, seen.message), refused);
   }
 
-  async function decideTool(input, output, agent, seen) {
+  /**
+   * The decision on a call, then what may wait (claims, project hooks): undefined when
+   * nothing waits, as for most calls, so they are decided without a promise in between; else
+   * a promise of the rest. Throws (or rejects with) NSO's refusal.
+   */
+  function decideTool(input, output, agent, seen) {
     const { tool, sessionID } = input;
     const args = output.args ?? {};
+    let request = null;
     if (!state.engine) {
       if (!READ_TOOLS.has(tool)) {
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
         throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
       }
     } else {
-      const request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
+      request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
       const decision = decide(request);
       if (decision) {
         Object.assign(seen, { verdict: decision.verdict, rule: decision.ruleId ?? null, message: decision.message ?? null });
-        logDecision(decision, tool, agent);
-        if (decision.verdict === "audit") logs.audit(auditRecord(request, decision));
+        logDecision(logs, decision, request);
         if (decision.verdict === "block") throw blockError(decision.message);
         if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
       }
-      await claimTargets(input, agent, request);
     }
-    if (tool === "task" && state.engine) delegations.before(input, args);
-    for (const file of projectHooks.scripts("pre")) {
-      const result = await projectHooks.run(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
-      if (result.code !== 0) {
-        const rel = path.relative(root, file);
-        const detail = result.output.trim().slice(0, 2000) || "(no output)";
-        logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} hook ${rel} exit ${result.code}`);
-        throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
-          `(exit ${result.code}): ${detail}`), { rule: "project.hook" });
+    const claiming = request && (state.config?.conductor?.mode ?? "enforce") !== "off";
+    const scripts = projectHooks.scripts("pre");
+    if (!claiming && !scripts.length) {
+      if (tool === "task" && state.engine) delegations.before(input, args);
+      return undefined;
+    }
+    return (async () => {
+      if (claiming) await claimTargets(input, agent, request);
+      if (tool === "task" && state.engine) delegations.before(input, args);
+      for (const file of scripts) {
+        const result = await projectHooks.run(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
+        if (result.code !== 0) {
+          const rel = path.relative(root, file);
+          const detail = result.output.trim().slice(0, 2000) || "(no output)";
+          logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} hook ${rel} exit ${result.code}`);
+          throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: project hook ${rel} refused it ` +
+            `(exit ${result.code}): ${detail}`), { rule: "project.hook" });
+        }
       }
-    }
+    })();
   }
 
   /**
@@ -267,7 +283,6 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
    * it (enforce) or adds a warning to its result (advisory).
    */
   async function claimTargets({ tool, sessionID, callID }, agent, request) {
-    if ((state.config?.conductor?.mode ?? "enforce") === "off") return;
     const told = await claims.noticesFor(sessionID); // at any tool call: forced takeovers, store recovery
     if (told) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), told]);
     if (READ_TOOLS.has(tool)) return;
@@ -358,8 +373,7 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
     if (!state.engine) return failureText();
     const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
     if (!decision) return null;
-    logDecision(decision, "write (NSO tool)", agent);
-    if (decision.verdict === "audit") logs.audit(auditRecord({ sessionId: sessionID, agent, tool: via ?? "write", args: { filePath: rel } }, decision));
+    logDecision(logs, decision, { sessionId: sessionID, agent, tool: via ?? "write", args: { filePath: rel } }, "write (NSO tool)");
     return decision.verdict === "block" ? decision.message : null;
   }
 
@@ -416,6 +430,14 @@ export function createNso({ directory, worktree, serverUrl } = {}) {
       if (id) sessions.entry(id).pendingCommand = command || true;
     },
     claims, continuity, activity,
+    /** Writes what waits in memory (log lines, the activity feed, raw lanes): the host is done with NSO. */
+    flush: () => [logs, activity, continuity].forEach((holder) => holder.flush?.()),
+    /** The soft reminders a call's decision left for its result (a host without an after hook takes them). */
+    takeNotices: (callID) => {
+      const notices = pendingNotices.get(callID);
+      pendingNotices.delete(callID);
+      return notices ?? [];
+    },
     workflowCore: loadWorkflowCore,
     configText: () => state.configText,
     log: (line) => logs.decision(line),

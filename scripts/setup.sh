@@ -14,8 +14,10 @@ log() { printf '[setup] %s\n' "$*"; }
 # Debian's rustc-web has the wasm32 std sources (rustup cannot add the target here);
 # ripgrep is what OpenCode's grep/glob use (else they try to download it);
 # util-linux/iproute2 give the end-to-end tests a loopback-only network namespace;
-# chromium is the browser the Mission Control tests drive (playwright-core cannot download one).
-wanted=(rustc-web cargo-web rust-web-src lld-22 ripgrep util-linux iproute2 chromium)
+# chromium is the browser the Mission Control tests drive (playwright-core cannot download one);
+# postgresql is the server the Conductor's PostgreSQL store is tested against (the tests start
+# their own in a temporary folder on 127.0.0.1; the package's own cluster is not used).
+wanted=(rustc-web cargo-web rust-web-src lld-22 ripgrep util-linux iproute2 chromium postgresql)
 missing=()
 for p in "${wanted[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

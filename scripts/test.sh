@@ -19,6 +19,9 @@ if cargo +nightly fuzz --version >/dev/null 2>&1; then
 else
   echo "SKIPPED: no nightly toolchain with cargo-fuzz (the deterministic random-input tests above still ran)"
 fi
+echo "== native Claude Code hook (release build: the parity and hook tests hold it to the Node hook)"
+cargo build --quiet --release -p nso-hook
+export NSO_NATIVE_HOOK="$PWD/target/release/nso-hook"
 echo "== node tests (pkg/ and plugin/)"
 node --test --test-reporter=spec tests/node/
 echo "== end-to-end through real OpenCode"

@@ -81,6 +81,7 @@ fn bash_policy_cases() {
     let mut failures = Vec::new();
     let all = cases();
     for c in &all {
+        check_plain(&e, &bash(&c.agent, &c.command));
         let d = e.evaluate(&bash(&c.agent, &c.command));
         let got = match d.verdict {
             Verdict::Block => "block",

@@ -165,6 +165,7 @@ fn file_matrix_every_agent_every_area() {
                         "delete" => false,
                         _ => writers.contains(agent),
                     };
+                    check_plain(&e, &op_request(agent, op, path));
                     let d = e.evaluate(&op_request(agent, op, path));
                     checked += 1;
                     if allowed(d.verdict) != want {

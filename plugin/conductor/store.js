@@ -50,7 +50,7 @@ export function buildRequest({ state, sprint, now, random, host, ttlSeconds, op 
 }
 
 /** Asks the core; a thrown error (a trap) becomes a store error, never a silent pass. */
-function apply(core, request) {
+export function apply(core, request) {
   try {
     return JSON.parse(core.conductorApply(JSON.stringify(request)));
   } catch (error) {

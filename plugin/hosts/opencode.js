@@ -142,5 +142,6 @@ export const NsoPlugin = async (input = {}) => {
       return nso.beforeTool({ ...hookInput, agent }, output);
     },
     "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
+    dispose: async () => nso.flush(),
   };
 };

@@ -7,11 +7,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import plugin from "../../plugin/nso-plugin.js";
+import { flushAllLogs } from "../../plugin/logs.js";
 import { auditReport, auditText, parseAudit, safe, sinceTime } from "../../bin/audit-cli.js";
-import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
+import { before, chatParams, makeProject, readIf, sessionCreated } from "./helpers.mjs";
 
 const CLI = new URL("../../bin/nso.js", import.meta.url).pathname;
-const auditLines = (dir) => fs.readFileSync(path.join(dir, ".opencode/logs/audit.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+const auditLines = (dir) => readIf(dir, ".opencode/logs/audit.jsonl").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
 async function kord(authority) {
   const dir = makeProject({ ".opencode/nso.json": JSON.stringify({ authority: { preset: "kord", ...authority }, conductor: { mode: "off" } }), "src/a.ts": "x" });
@@ -46,7 +47,7 @@ test("authority.mode audit: calls run, the agent is not told, the log keeps the 
     assert.equal(last.target, args.command);
   }
   assert.equal(auditLines(dir).length, 3);
-  assert.match(fs.readFileSync(path.join(dir, ".opencode/logs/nso.log"), "utf8"), /audit bash @dev kord\.git\.push/);
+  assert.match(readIf(dir, ".opencode/logs/nso.log"), /audit bash @dev kord\.git\.push/);
   // An allowed call leaves no audit record.
   assert.equal(await before(hooks, "ses_a", "write", { filePath: "src/a.ts", content: "y" }), null);
   assert.equal(auditLines(dir).length, 3);
@@ -65,6 +66,7 @@ test("nso audit reports counts per rule, agent and tool, frequent commands and p
   await before(hooks, "ses_a", "bash", { command: "rm -rf docs" });
   await hooks["chat.params"](...chatParams("ses_a", "plan"));
   await before(hooks, "ses_a", "write", { filePath: "src/a.ts", content: "z" });
+  flushAllLogs(); // what the plugin logged is on disk before the line added after it
   fs.appendFileSync(path.join(dir, ".opencode/logs/audit.jsonl"), "{not json\n");
   const r = spawnSync(process.execPath, [CLI, "audit", "--json", "--dir", dir], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);

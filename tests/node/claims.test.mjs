@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import plugin from "../../plugin/nso-plugin.js";
-import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
+import { before, chatParams, makeProject, readIf, sessionCreated } from "./helpers.mjs";
 
 /** Two OpenCode windows (plugin instances) on one project, each with a main session. */
 async function twoWindows(config = {}) {
@@ -73,7 +73,7 @@ test("an unusable claim store fails closed in enforce mode and says how to fix i
   const refused = await before(hooks, "ses_1", "write", write("src/a.ts"));
   assert.match(refused, /NSO cannot use the conductor's claim store .*fail closed\)\. Fix: /);
   assert.equal(await before(hooks, "ses_1", "read", { filePath: "src/a.ts" }), null, "reads never need a claim");
-  assert.match(fs.readFileSync(path.join(dir, ".opencode/logs/nso-errors.log"), "utf8"), /conductor/);
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /conductor/);
 });
 
 test("agents claim a folder ahead, see who holds what, and release", async () => {

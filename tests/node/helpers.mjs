@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { flushAllLogs } from "../../plugin/logs.js";
 
 // Every test process gets its own Conductor state folder: NSO claims the files an agent
 // writes in a machine-wide store (~/.conductor by default), which tests must not share.
@@ -18,8 +19,12 @@ export function makeProject(files = {}) {
   return dir;
 }
 
-/** Reads a project file, or undefined when it does not exist. */
+/**
+ * Reads a project file, or undefined when it does not exist. NSO's log lines wait in memory
+ * until a timer, the host's `dispose` or the process's end writes them: they are written first.
+ */
 export function readIf(dir, rel) {
+  flushAllLogs();
   try {
     return fs.readFileSync(path.join(dir, rel), "utf8");
   } catch {

@@ -13,11 +13,9 @@ use super::config::Effect;
 use super::content::Change;
 use super::fast_map::FastMap;
 use super::message::{self, Action};
+use super::operation::op_action;
 use super::paths::{Location, Roots};
-use super::policy::{
-    git_op_name, git_slot, Policy, DEFAULT_NAMES, SLOT_CREATE, SLOT_DELETE, SLOT_OPAQUE, SLOT_READ,
-    SLOT_WRITE,
-};
+use super::policy::{Policy, DEFAULT_NAMES, SLOT_CREATE, SLOT_WRITE};
 use super::tools::{classify_with, Classification, OpKind, Target, ToolKind, ToolOp};
 
 /// One tool call to decide.
@@ -185,6 +183,17 @@ pub struct Lookups {
     pub content: Vec<String>,
     /// Paths whose existence decides between write and create rights.
     pub exists: Vec<String>,
+}
+
+impl Decision {
+    /// A plain allow: allowed, with no reminder, no log line and nothing to report, so the
+    /// shim has nothing to do.
+    pub fn is_plain(&self) -> bool {
+        self.verdict == Verdict::Allow
+            && self.notices.is_empty()
+            && self.log.is_empty()
+            && !self.unclassified
+    }
 }
 
 impl Lookups {
@@ -372,6 +381,33 @@ impl Engine {
     pub fn decide(&mut self, req: &Request) -> Decision {
         let d = self.evaluate(req);
         self.count_repeats(req, d)
+    }
+
+    /// [`Engine::decide_or_lookups`], with `None` for a plain allow (every operation allowed,
+    /// no reminder, no log line: the shim has nothing to do), decided without building any
+    /// explanation. A decision that is not plain is the same as [`Engine::decide`]'s.
+    pub fn decide_unless_plain(&mut self, req: &Request) -> Result<Option<Decision>, Lookups> {
+        let d = {
+            let class = self.classify(req);
+            let ctxs = self.path_ctxs(req, &class);
+            let lookups = self.lookups_in(req, &class, &ctxs);
+            if !lookups.is_empty() {
+                return Err(lookups);
+            }
+            if self.plain_allow(req, &class, &ctxs) {
+                return Ok(None);
+            }
+            self.run_class(req, &class, &ctxs, &mut Trace { lines: None })
+        };
+        // The fast path leaves some plain allows to the full decision (a status check).
+        Ok(Some(self.count_repeats(req, d)).filter(|d| !d.is_plain()))
+    }
+
+    /// Whether [`Engine::decide_unless_plain`] takes the call for a plain allow, with what the
+    /// request carries (for tests: it must agree with the full decision).
+    pub fn is_plain_allow(&self, req: &Request) -> bool {
+        let class = self.classify(req);
+        self.plain_allow(req, &class, &self.path_ctxs(req, &class))
     }
 
     /// [`Engine::decide`], unless the shim must look something up first: then the
@@ -902,7 +938,7 @@ impl Engine {
         d
     }
 
-    /// Evaluates one classified operation.
+    /// Evaluates one classified operation: its verdict, then what it does in words.
     #[allow(clippy::type_complexity)]
     fn eval_op(
         &self,
@@ -919,121 +955,9 @@ impl Engine {
         Option<&'static str>,
         Option<String>,
     ) {
-        let snippet = op.step.as_ref().map(|s| s.snippet.clone());
-        match (&op.kind, &op.target) {
-            (OpKind::Git(g), Target::Git { subcommand }) => {
-                let action = Action::git(*g, subcommand, snippet);
-                trace.add(|| format!("operation: git {} ({})", git_op_name(*g), action.target));
-                let out = match git_slot(*g) {
-                    None => {
-                        trace.add(|| "  read-only git is always allowed".to_string());
-                        OpOutcome::new(Verdict::Allow, By::GitRead)
-                    }
-                    Some(slot) => self.role_slot(caller, slot, req.rule_tool(), trace),
-                };
-                (out, action, "git", Some(git_op_name(*g)), None)
-            }
-            (OpKind::Opaque, Target::Opaque { reason, detail }) => {
-                let action = Action::opaque(*reason, detail, snippet);
-                trace.add(|| format!("operation: opaque ({})", action.target));
-                (
-                    self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
-                    action,
-                    "opaque",
-                    None,
-                    None,
-                )
-            }
-            (kind, Target::Path(_)) => {
-                let Some(ctx) = ctx else {
-                    // A relative path after `cd` into an unknown directory.
-                    let detail = match &op.target {
-                        Target::Path(p) => {
-                            format!("{p} relative to a directory only known at run time")
-                        }
-                        _ => String::new(),
-                    };
-                    let action = Action::opaque(None, &detail, snippet);
-                    trace.add(|| format!("operation: opaque ({})", action.target));
-                    return (
-                        self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
-                        action,
-                        "opaque",
-                        None,
-                        None,
-                    );
-                };
-                let via = ctx.link.as_ref().map(|_| ctx.given.to_string());
-                let slots: &[usize] = match kind {
-                    OpKind::Read => &[SLOT_READ],
-                    OpKind::Write => &[SLOT_WRITE],
-                    OpKind::Create => &[SLOT_CREATE],
-                    OpKind::Delete => &[SLOT_DELETE],
-                    _ => match self.existence(req, ctx) {
-                        Some(true) => &[SLOT_WRITE],
-                        Some(false) => &[SLOT_CREATE],
-                        // Both rights are needed, unless they coincide for this agent.
-                        None => match caller {
-                            Caller::Known(a) if self.policy.write_create_same(a) => &[SLOT_WRITE],
-                            _ => &[SLOT_WRITE, SLOT_CREATE],
-                        },
-                    },
-                };
-                let mut result: Option<(OpOutcome, usize)> = None;
-                for &slot in slots {
-                    trace.add(|| {
-                        format!(
-                            "operation: {} {}{}",
-                            message::slot_word(slot),
-                            ctx.loc.display(),
-                            via.as_ref()
-                                .map(|g| format!(" (given as {g}, a symlink)"))
-                                .unwrap_or_default()
-                        )
-                    });
-                    let mut out = self.eval_path(req, roots, caller, slot, ctx, op, trace);
-                    if slot == SLOT_DELETE {
-                        if let Some(link) = &ctx.link {
-                            let link_ctx = PathCtx {
-                                loc: link.clone(),
-                                abs: roots.absolute_of(link),
-                                given: ctx.given,
-                                link: None,
-                                below: ctx.below,
-                            };
-                            trace.add(|| format!("  also the link itself: {}", link.display()));
-                            let o2 = self.eval_path(req, roots, caller, slot, &link_ctx, op, trace);
-                            if o2.verdict == Verdict::Block && out.verdict != Verdict::Block {
-                                out = o2;
-                            }
-                        }
-                    }
-                    let replace = match &result {
-                        None => true,
-                        Some((prev, _)) => {
-                            prev.verdict != Verdict::Block && out.verdict == Verdict::Block
-                        }
-                    };
-                    if replace {
-                        result = Some((out, slot));
-                    }
-                }
-                let (out, slot) = result.expect("at least one slot");
-                let dynamic = ctx.below && slot != SLOT_DELETE;
-                let action = Action::path(slot, &ctx.loc, roots, snippet, dynamic);
-                (out, action, message::slot_word(slot), None, via)
-            }
-            _ => {
-                let action = Action::opaque(None, "malformed operation", snippet);
-                (
-                    self.role_slot(caller, SLOT_OPAQUE, req.rule_tool(), trace),
-                    action,
-                    "opaque",
-                    None,
-                    None,
-                )
-            }
-        }
+        let (outcome, placed) = self.op_outcome(req, roots, caller, op, ctx, trace);
+        let (action, kind, git_op, via) = op_action(op, ctx, roots, placed);
+        (outcome, action, kind, git_op, via)
     }
 
     /// Resolves a path operation's location (bash cwd, workdir, symlinks).
@@ -1209,12 +1133,40 @@ fn call_hash(req: &Request) -> u64 {
     feed(req.agent.as_deref().unwrap_or("").as_bytes());
     feed(req.tool.as_bytes());
     feed(req.via.as_deref().unwrap_or("").as_bytes());
-    feed(
-        serde_json::to_string(&req.args)
-            .unwrap_or_default()
-            .as_bytes(),
-    );
+    feed_value(&mut feed, &req.args);
     h
+}
+
+/// Feeds a JSON value to the hash as its canonical text would, without writing that text:
+/// a kind byte, then the text of each scalar and key (object keys come sorted).
+fn feed_value(feed: &mut impl FnMut(&[u8]), value: &Value) {
+    match value {
+        Value::Null => feed(b"n"),
+        Value::Bool(b) => feed(if *b { b"t" } else { b"f" }),
+        Value::Number(n) => {
+            feed(b"#");
+            feed(n.to_string().as_bytes());
+        }
+        Value::String(s) => {
+            feed(b"s");
+            feed(s.as_bytes());
+        }
+        Value::Array(items) => {
+            feed(b"[");
+            for item in items {
+                feed_value(feed, item);
+            }
+            feed(b"]");
+        }
+        Value::Object(map) => {
+            feed(b"{");
+            for (key, item) in map {
+                feed(key.as_bytes());
+                feed_value(feed, item);
+            }
+            feed(b"}");
+        }
+    }
 }
 
 /// The path of a path operation as given (empty for other operations).

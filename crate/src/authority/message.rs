@@ -501,7 +501,7 @@ fn instead_text(
             )
         }
         By::MissingAgent => format!(
-            "report this to the user: the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded). An agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}",
+            "report this to the user: the host named no agent for this call. In OpenCode the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded; an agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}); in Claude Code the main agent is the one .opencode/nso.json names in claudeCode.mainAgent (`nso init claude-code --main-agent NAME`)",
             example_agent(p)
         ),
         By::Status { .. } if is_task_list(&action.target) => "make only a move listed above, as an agent allowed to make it; to move a task in TODO.md and state.json together, run `nso status set <number> <STATUS>` (the nso_status tool), which checks the move and writes both files atomically; if the task needs another move, report that to your caller".to_string(),

@@ -66,6 +66,7 @@ mod fast_map;
 mod glob;
 mod merge;
 mod message;
+mod operation;
 mod patch;
 mod paths;
 mod policy;

@@ -82,18 +82,8 @@ impl Nso {
     pub fn new(config_file: &str, config_text: Option<String>) -> Result<Nso, JsValue> {
         let config =
             config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
-        let policy = if config.continuity.enabled {
-            crate::continuity::policy_with_ledger(
-                &config.authority,
-                config_file,
-                &config.continuity.ledger,
-            )
-        } else {
-            authority::Policy::from_config_value(&config.authority, config_file, "authority")
-        }
-        .map_err(|e| policy_error(config_file, &e))?;
-        let mut engine = authority::Engine::new(policy);
-        engine.set_status_scope(&config.status_scope());
+        let engine = crate::continuity::project_engine(&config, config_file)
+            .map_err(|e| policy_error(config_file, &e))?;
         Ok(Nso { config, engine })
     }
 
@@ -144,18 +134,11 @@ impl Nso {
     #[wasm_bindgen(js_name = decide)]
     pub fn decide(&mut self, request_json: &str) -> Result<Option<String>, JsValue> {
         let request = parse_request(request_json)?;
-        let decision = match self.engine.decide_or_lookups(&request) {
-            Ok(decision) => decision,
-            Err(need) => return json(&serde_json::json!({ "need": need })).map(Some),
-        };
-        let plain = decision.verdict == authority::Verdict::Allow
-            && decision.notices.is_empty()
-            && decision.log.is_empty()
-            && !decision.unclassified;
-        if plain {
-            return Ok(None);
+        match self.engine.decide_unless_plain(&request) {
+            Ok(None) => Ok(None),
+            Ok(Some(decision)) => json(&decision).map(Some),
+            Err(need) => json(&serde_json::json!({ "need": need })).map(Some),
         }
-        json(&decision).map(Some)
     }
 
     /// What the shim must look up for this call before deciding (`{resolve, content,
@@ -309,4 +292,16 @@ struct SummaryIn {
 fn parse_request(json: &str) -> Result<authority::Request, JsValue> {
     serde_json::from_str(json)
         .map_err(|e| js_error("bad_input", &format!("tool call request: {e}")))
+}
+
+/// A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
+/// `{tool, args, subagentType}` (see [`crate::hosts::claude_code`]). Never throws: input that
+/// is not JSON is taken as no input.
+#[wasm_bindgen(js_name = claudeToolCall)]
+pub fn claude_tool_call(name: &str, input_json: &str) -> String {
+    let input: serde_json::Value = serde_json::from_str(input_json).unwrap_or_default();
+    let call = crate::hosts::claude_code::tool_call(name, &input);
+    let subagent = crate::hosts::claude_code::subagent_type(name, &input);
+    serde_json::json!({ "tool": call.tool, "args": call.args, "subagentType": subagent })
+        .to_string()
 }

@@ -76,6 +76,36 @@ fn days_in_month(year: i64, month: i64) -> i64 {
     }
 }
 
+/// `ms` milliseconds after the epoch as JavaScript's `toISOString` writes it
+/// (`2026-11-23T15:22:15.123Z`, UTC; years 0..=9999): the inverse of [`parse_iso`], for
+/// texts the shim would stamp with the same clock (the native hook's logs, handoff times).
+pub fn iso_millis(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let in_day = ms.rem_euclid(86_400_000);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        in_day / 3_600_000,
+        in_day / 60_000 % 60,
+        in_day / 1000 % 60,
+        in_day % 1000
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`; the inverse of [`days_from_civil`]).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     let y = if month <= 2 { year - 1 } else { year };
@@ -89,7 +119,24 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_iso;
+    use super::{iso_millis, parse_iso};
+
+    #[test]
+    fn iso_millis_is_the_inverse_of_parse_iso() {
+        assert_eq!(iso_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_millis(1_768_645_800_123), "2026-01-17T10:30:00.123Z");
+        assert_eq!(iso_millis(1_709_164_800_000), "2024-02-29T00:00:00.000Z");
+        assert_eq!(iso_millis(-1), "1969-12-31T23:59:59.999Z");
+        for secs in [
+            0i64,
+            951_782_400,
+            1_709_164_799,
+            4_102_444_800,
+            253_402_300_799,
+        ] {
+            assert_eq!(parse_iso(&iso_millis(secs * 1000)), Some(secs));
+        }
+    }
 
     #[test]
     fn known_instants() {

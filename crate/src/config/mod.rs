@@ -8,8 +8,11 @@
 use serde_json::{Map, Value};
 use std::fmt;
 
+pub mod conductor_store;
 pub mod continuity;
+pub mod hosts;
 pub use continuity::{ContinuityConfig, HandoffConfig};
+pub use hosts::ClaudeCodeConfig;
 
 /// Default memory files loaded into the session summary, relative to the project root.
 pub const DEFAULT_MEMORY_FILES: [&str; 3] = [
@@ -95,6 +98,9 @@ pub struct ConductorConfig {
     /// The state folder (absolute, or relative to the project); `None`: `$CONDUCTOR_HOME`,
     /// else `~/.conductor`.
     pub home: Option<String>,
+    /// Where the claims are kept (`conductor.store`): `None` for the files of `home`, else
+    /// a PostgreSQL database shared by several machines.
+    pub store: Option<conductor_store::PostgresStore>,
 }
 
 impl Default for ConductorConfig {
@@ -104,6 +110,7 @@ impl Default for ConductorConfig {
             idle_release_minutes: 30,
             ttl_seconds: 600,
             home: None,
+            store: None,
         }
     }
 }
@@ -170,6 +177,8 @@ pub struct Config {
     pub conductor: ConductorConfig,
     /// The decision ledger, session transcripts and handoffs.
     pub continuity: ContinuityConfig,
+    /// Who is calling when Claude Code runs NSO's hook.
+    pub claude_code: ClaudeCodeConfig,
     /// The intent router's configuration (keywords, weights, thresholds, handlers).
     #[serde(skip)]
     pub routing: crate::routing::router::RoutingConfig,
@@ -194,6 +203,7 @@ impl Default for Config {
             limits: LimitsConfig::default(),
             conductor: ConductorConfig::default(),
             continuity: ContinuityConfig::default(),
+            claude_code: ClaudeCodeConfig::default(),
             routing: crate::routing::router::RoutingConfig::default(),
             authority: Value::Object(Map::new()),
             status: None,
@@ -229,8 +239,9 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-pub(crate) const TOP_KEYS: [&str; 12] = [
+pub(crate) const TOP_KEYS: [&str; 13] = [
     "$schema",
+    "claudeCode",
     "conductor",
     "continuity",
     "limits",
@@ -248,7 +259,7 @@ const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
 const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
 const LIMITS_KEYS: [&str; 1] = ["contentBytes"];
-const CONDUCTOR_KEYS: [&str; 4] = ["mode", "idleReleaseMinutes", "ttlSeconds", "home"];
+const CONDUCTOR_KEYS: [&str; 5] = ["mode", "idleReleaseMinutes", "ttlSeconds", "home", "store"];
 
 /// Parses the text of `file` (absent file: pass `None`) into a [`Config`].
 pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
@@ -370,6 +381,12 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
             }
             config.conductor.home = Some(home.to_string());
         }
+        if let Some(v) = c.get("store") {
+            config.conductor.store = conductor_store::parse(&ctx, v)?;
+        }
+    }
+    if let Some(v) = top.get("claudeCode") {
+        config.claude_code = hosts::parse(&ctx, v)?;
     }
     if let Some(v) = top.get("continuity") {
         config.continuity = continuity::parse(&ctx, v)?;

@@ -214,23 +214,8 @@ pub fn compose(input: &HandoffInput) -> Handoff {
 
 /// Renders epoch milliseconds as UTC to the minute: `2026-11-23 12:00Z`.
 pub fn utc_minute(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    // Days to civil date (proleptic Gregorian), after H. Hinnant's `civil_from_days`.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}Z",
-        rem / 3_600,
-        rem % 3_600 / 60
-    )
+    let iso = crate::conductor::clock::iso_millis(ms);
+    format!("{} {}Z", &iso[..10], &iso[11..16])
 }
 
 /// Lines per layer for `body` lines and the layers' item counts (each at least 1).

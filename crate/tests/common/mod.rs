@@ -79,11 +79,24 @@ pub fn bash(agent: &str, command: &str) -> Request {
 }
 
 pub fn decide(e: &mut Engine, r: &Request) -> Decision {
+    check_plain(e, r);
     e.decide(r)
 }
 
 pub fn verdict(e: &Engine, r: &Request) -> Verdict {
+    check_plain(e, r);
     e.evaluate(r).verdict
+}
+
+/// The fast path that decides plain allows without explaining them agrees with the full
+/// decision: every test deciding through these helpers checks it.
+pub fn check_plain(e: &Engine, r: &Request) {
+    let full = e.evaluate(r);
+    assert_eq!(
+        e.is_plain_allow(r),
+        full.is_plain(),
+        "fast path and full decision disagree on {r:?}: {full:?}"
+    );
 }
 
 pub fn allowed(v: Verdict) -> bool {

@@ -1,0 +1,46 @@
+// `nso init opencode`, the pure part: NSO's entry added to the `plugin` list of OpenCode's
+// `opencode.json` (or `opencode.jsonc`), once, every other key kept (`$schema` too).
+import { InitError, jsonText, parseObject } from "./json-file.js";
+
+/** The name NSO is published under (README "Install NSO into your OpenCode", option 1). */
+export const PACKAGE_NAME = "nso-opencode";
+/** OpenCode's config schema, for a file NSO creates. */
+export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
+
+/**
+ * Whether a `plugin` entry loads NSO: the package (`nso-opencode`, `nso-opencode@1.2.3`) or
+ * its plugin file by path (`.../plugin/nso-plugin.js`, also `file://`).
+ */
+export function isNsoEntry(entry) {
+  if (typeof entry !== "string") return false;
+  return entry === PACKAGE_NAME || entry.startsWith(`${PACKAGE_NAME}@`) || /(^|[/\\])plugin[/\\]nso-plugin\.js$/.test(entry);
+}
+
+/**
+ * NSO's entry for the checkout or package at `packageRoot`: the package name when NSO was
+ * installed from npm (it sits in a `node_modules` folder), else the absolute path of its
+ * plugin file (a local checkout).
+ */
+export function pluginEntry(packageRoot) {
+  return /[/\\]node_modules[/\\]/.test(`${packageRoot}/`) ? PACKAGE_NAME : `${packageRoot.replace(/[/\\]$/, "")}/plugin/nso-plugin.js`;
+}
+
+/**
+ * The config `text` of `file` (undefined: none yet) with `entry` in its `plugin` list.
+ * Returns `{text, changed, present}`: `present` is the NSO entry already there (then nothing
+ * changes: another way of loading NSO is the user's choice, and two would load it twice).
+ * Throws {@link InitError} for a file that is not JSON (comments too: they would be lost),
+ * or whose `plugin` is not a list.
+ */
+export function mergeOpencodeConfig(text, entry, file = "opencode.json") {
+  const config = parseObject(text, file, "OpenCode's config");
+  if (config.plugin !== undefined && !Array.isArray(config.plugin)) {
+    throw new InitError(`${file}: "plugin" is not a list; nothing was written.`, `make "plugin" a list of plugin names or paths, e.g. ["${entry}"].`);
+  }
+  const present = (config.plugin ?? []).find(isNsoEntry);
+  if (present !== undefined) return { text, changed: false, present };
+  const out = text === undefined || text.trim() === ""
+    ? jsonText({ $schema: OPENCODE_SCHEMA, plugin: [entry] })
+    : jsonText({ ...config, plugin: [...(config.plugin ?? []), entry] });
+  return { text: out, changed: true, present: undefined };
+}

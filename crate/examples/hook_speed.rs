@@ -1,0 +1,110 @@
+//! The native baseline of `bench/hook-speed.bench.mjs`: the calls of `bench/hook-calls.json`
+//! decided natively, doing what the wasm boundary does for each (parse the request JSON, ask
+//! for lookups, answer them, decide, encode a decision that is not a plain allow), p50 and
+//! p99 in microseconds, as one JSON object on stdout that the Bun benchmark prints beside its
+//! own figures. `cargo run --release --example hook_speed`.
+//!
+//! The calls are decided in rotation, as an agent's calls come, so the shell analyser's
+//! memo of the last command only helps within one call (its lookup rounds).
+use nso::authority::{Engine, Policy, Request};
+use serde_json::{json, Map, Value};
+use std::time::Instant;
+
+const CALLS: &str = include_str!("../../bench/hook-calls.json");
+const ROOT: &str = "/tmp/nso-hook-speed";
+const ROUNDS: usize = 20_000;
+
+/// The request JSON the shim sends first: the usual path arguments already resolved.
+fn first_request(agent: &str, tool: &str, args: &Value) -> Value {
+    let mut resolved = Map::new();
+    let mut exists = Map::new();
+    for key in ["filePath", "path"] {
+        if let Some(p) = args.get(key).and_then(Value::as_str) {
+            resolved.insert(p.to_string(), json!(format!("{ROOT}/{p}")));
+            exists.insert(p.to_string(), json!(true));
+        }
+    }
+    json!({
+        "sessionId": "ses_bench", "agent": agent, "tool": tool, "args": args,
+        "directory": ROOT, "worktree": ROOT, "resolved": resolved, "contents": {}, "exists": exists,
+    })
+}
+
+/// One call as the boundary decides it; the answer the shim would get (None: plain allow).
+fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
+    for _ in 0..3 {
+        let text = request.to_string();
+        let start = Instant::now();
+        let req: Request = serde_json::from_str(&text).expect("request");
+        let outcome = engine.decide_unless_plain(&req);
+        let answer = match outcome {
+            Err(need) => {
+                // The shim's answers: real paths as given, every file present, no contents.
+                for p in &need.resolve {
+                    request["resolved"][p] = json!(p);
+                }
+                for p in &need.exists {
+                    request["exists"][p] = json!(true);
+                }
+                for p in &need.content {
+                    request["contents"][p] = Value::Null;
+                }
+                TIMED.with(|t| t.set(t.get() + start.elapsed().as_nanos()));
+                continue;
+            }
+            Ok(d) => d.map(|d| serde_json::to_string(&d).expect("decision")),
+        };
+        TIMED.with(|t| t.set(t.get() + start.elapsed().as_nanos()));
+        return answer;
+    }
+    Some("lookups did not converge".to_string())
+}
+
+thread_local! {
+    /// Time spent in the boundary's work, excluding the building of the request text (the
+    /// shim's work, measured in Bun).
+    static TIMED: std::cell::Cell<u128> = const { std::cell::Cell::new(0) };
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((p / 100.0) * sorted.len() as f64) as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn main() {
+    let spec: Value = serde_json::from_str(CALLS).expect("bench/hook-calls.json");
+    let preset = spec["preset"].as_str().expect("preset");
+    let mut engine = Engine::new(Policy::preset(preset).expect("preset"));
+    // Each call, and each refusal again as the agent it is allowed for.
+    let mut runs: Vec<(String, String, Value)> = Vec::new();
+    for call in spec["calls"].as_array().expect("calls") {
+        let name = call["name"].as_str().unwrap_or("?");
+        for agent in [&call["agent"], &call["allowedFor"]] {
+            if let Some(agent) = agent.as_str() {
+                let request =
+                    first_request(agent, call["tool"].as_str().unwrap_or(""), &call["args"]);
+                runs.push((name.to_string(), agent.to_string(), request));
+            }
+        }
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(ROUNDS); runs.len()];
+    for round in 0..ROUNDS + ROUNDS / 10 {
+        for (i, (_, _, request)) in runs.iter().enumerate() {
+            let mut request = request.clone();
+            TIMED.with(|t| t.set(0));
+            std::hint::black_box(decide(&mut engine, &mut request));
+            if round >= ROUNDS / 10 {
+                times[i].push(TIMED.with(|t| t.get()) as f64 / 1000.0);
+            }
+        }
+    }
+    let calls: Vec<Value> = runs
+        .iter()
+        .zip(times.iter_mut())
+        .map(|((name, agent, _), t)| {
+            t.sort_by(f64::total_cmp);
+            json!({ "name": name, "agent": agent, "p50": percentile(t, 50.0), "p99": percentile(t, 99.0) })
+        })
+        .collect();
+    println!("{}", json!({ "runtime": "native", "calls": calls }));
+}

@@ -1,0 +1,189 @@
+// The connection to a PostgreSQL claim store: the pool (node-postgres), the password (never
+// from the config file: the environment or a pgpass file), bounded waits, errors turned into
+// one `conductor_store` error that names the store and the fix, and the schema, created and
+// migrated by NSO itself (versioned, in a transaction under an advisory lock, so two
+// processes starting at once do it once).
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import pg from "pg";
+import { conductorError } from "./lock.js";
+
+/** The schema version this NSO writes; a database at a later version is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** Table names of `schema` (quoted identifiers; the config allows `[a-z_][a-z0-9_]*` only). */
+export function tables(schema = "public") {
+  const q = (name) => `"${schema}"."nso_conductor_${name}"`;
+  return { version: q("schema_version"), state: q("state"), history: q("history"), conflicts: q("conflicts"), sprint: q("sprint"), corrupt: q("corrupt") };
+}
+
+/**
+ * The statements of each schema version, in order. Version n's list runs when the database
+ * is at n-1; never edit a released list: add the next version.
+ */
+const MIGRATIONS = [
+  (t) => [
+    // One row per namespace: the whole state (the core's status.json text) and the state
+    // before the last change. The row lock serialises every operation of a namespace.
+    `CREATE TABLE ${t.state} (namespace text PRIMARY KEY, state text, last_good text,
+       revision bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE ${t.history} (id bigserial PRIMARY KEY, namespace text NOT NULL, line text NOT NULL,
+       revision bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE INDEX ON ${t.history} (namespace, id)`,
+    `CREATE TABLE ${t.conflicts} (id bigserial PRIMARY KEY, namespace text NOT NULL, line text NOT NULL,
+       revision bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE INDEX ON ${t.conflicts} (namespace, id)`,
+    `CREATE TABLE ${t.sprint} (namespace text PRIMARY KEY, sprint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE ${t.corrupt} (id bigserial PRIMARY KEY, namespace text NOT NULL, state text, problem text NOT NULL,
+       at timestamptz NOT NULL DEFAULT now())`,
+  ],
+];
+
+/** `user@host:port/database` as far as it is known, for messages (never a password). */
+export function describeTarget(settings, env = process.env) {
+  let fromUrl = {};
+  if (settings.url) {
+    try {
+      const u = new URL(settings.url);
+      fromUrl = { user: decodeURIComponent(u.username) || undefined, host: u.hostname || undefined, port: u.port || undefined,
+        database: decodeURIComponent(u.pathname.slice(1)) || undefined };
+    } catch {
+      fromUrl = {};
+    }
+  }
+  const user = settings.user ?? fromUrl.user ?? env.PGUSER;
+  const host = settings.host ?? fromUrl.host ?? env.PGHOST ?? "localhost";
+  const port = settings.port ?? fromUrl.port ?? env.PGPORT ?? 5432;
+  const database = settings.database ?? fromUrl.database ?? env.PGDATABASE ?? user;
+  return `${user ? `${user}@` : ""}${host}:${port}/${database ?? ""}`;
+}
+
+const requirePg = createRequire(createRequire(import.meta.url).resolve("pg"));
+
+/**
+ * The password of the pgpass file for `params` (`$PGPASSFILE` of `env`, else ~/.pgpass; the
+ * file is skipped, with a warning, unless only its owner can read it), or undefined. Uses
+ * the parser node-postgres ships (its own lookup is deprecated and reads process.env only).
+ */
+function fromPgpass(params, env) {
+  let helper;
+  try {
+    helper = requirePg("pgpass/lib/helper.js");
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  const file = helper.getFileName(env);
+  return new Promise((resolve) => {
+    fs.stat(file, (error, stat) => {
+      if (error || !helper.usePgPass(stat, file)) return resolve(undefined);
+      helper.getPassword(params, fs.createReadStream(file), resolve);
+    });
+  });
+}
+
+/**
+ * The pool settings: the config's connection fields (then libpq's PG* variables, which
+ * node-postgres reads), bounded waits on both sides, and the password from the environment
+ * variable the config names, else PGPASSWORD, else the pgpass file.
+ */
+export function poolConfig(settings, env = process.env) {
+  const timeoutMs = settings.timeoutMs ?? 5_000;
+  const connectTimeoutMs = settings.connectTimeoutMs ?? 3_000;
+  const config = {
+    max: settings.maxConnections ?? 4,
+    connectionTimeoutMillis: connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    allowExitOnIdle: true, // an idle pool never keeps OpenCode or the CLI running
+    keepAlive: true,
+    application_name: "nso-conductor",
+    // Server side: a statement (a row-lock wait included) ends after timeoutMs, and a client
+    // that vanished inside a transaction (host gone, no FIN) loses its locks soon after.
+    statement_timeout: timeoutMs,
+    lock_timeout: timeoutMs,
+    idle_in_transaction_session_timeout: Math.max(2 * timeoutMs, 10_000),
+    // Client side: a server that stops answering mid-query (a pulled cable) is given up on.
+    query_timeout: timeoutMs + connectTimeoutMs,
+  };
+  if (settings.url) config.connectionString = settings.url;
+  for (const key of ["host", "port", "database", "user"]) if (settings[key] != null) config[key] = settings[key];
+  if (settings.ssl) config.ssl = { rejectUnauthorized: true };
+  config.password = async (params) => {
+    const named = settings.passwordEnv ? env[settings.passwordEnv] : undefined;
+    if (named !== undefined) return named;
+    if (env.PGPASSWORD !== undefined) return env.PGPASSWORD;
+    return fromPgpass(params, env);
+  };
+  return config;
+}
+
+/** `text` as an SQL string literal (node-postgres's escaping: quotes doubled, E'' for backslashes). */
+export const escapeLiteral = (text) => pg.escapeLiteral(text);
+
+/** SQLSTATEs and socket codes of a store that cannot be used now (retry later). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
+  "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006"]);
+
+/**
+ * The `conductor_store` error for a driver error `error`: what happened, on which store, and
+ * what to do. `kind` says why (`unreachable`, `timeout`, `auth`, `schema`, `database`).
+ */
+export function storeError(error, target) {
+  if (error?.code === "conductor_store") return error;
+  const where = `the PostgreSQL claim store ${target}`;
+  const elsewhere = "to work without it, set conductor.store to \"files\" (this machine only) or conductor.mode to \"advisory\" in .opencode/nso.json";
+  const text = String(error?.message ?? error);
+  let kind = "database";
+  let fix = `check the database's log; ${elsewhere}.`;
+  if (UNREACHABLE.has(error?.code) || /timeout exceeded when trying to connect|Connection terminated|connection timeout|not queryable/i.test(text)) {
+    kind = "unreachable";
+    fix = `check that the database server runs and can be reached from this machine (host, port, firewall); ${elsewhere}.`;
+  } else if (error?.code === "57014" || error?.code === "55P03" || /Query read timeout/i.test(text)) {
+    kind = "timeout";
+    fix = `the database is slow or a claim operation holds the lock too long; check its load, or raise conductor.store.timeoutMs; ${elsewhere}.`;
+  } else if (["28P01", "28000"].includes(error?.code) || /password/i.test(text)) {
+    kind = "auth";
+    fix = "give the password in PGPASSWORD, in the variable named by conductor.store.passwordEnv, or in a pgpass file " +
+      "(~/.pgpass or $PGPASSFILE, mode 600), and check the user; the config file never holds it.";
+  } else if (["3D000", "42501", "3F000"].includes(error?.code)) {
+    fix = "create the database and give the user the right to create tables in the schema (NSO creates its tables itself).";
+  }
+  return Object.assign(conductorError("conductor_store", `${where} cannot be used (${error?.code ? `${error.code}: ` : ""}${text})`, fix), { kind, cause: error });
+}
+
+/** A pool whose idle connections' errors (a server restart) are noted, never thrown. */
+export function createPool(settings, env) {
+  const pool = new pg.Pool(poolConfig(settings, env));
+  pool.on("error", () => {}); // the broken connection leaves the pool; the next checkout reconnects
+  return pool;
+}
+
+/**
+ * Creates or migrates NSO's tables to SCHEMA_VERSION and makes sure `namespace` has its state
+ * row. One transaction under an advisory lock: concurrent first connections wait for each
+ * other and run the statements once. A database at a later version is refused.
+ */
+export async function migrate(client, { schema = "public", namespace }) {
+  const t = tables(schema);
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`nso_conductor_schema:${schema}`]);
+    if (schema !== "public") await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(`CREATE TABLE IF NOT EXISTS ${t.version} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${t.version}`);
+    const current = Number(rows[0].v);
+    if (current > SCHEMA_VERSION) {
+      throw conductorError("conductor_store", `the PostgreSQL claim store's tables are at schema version ${current}, written by a newer NSO (this one knows ${SCHEMA_VERSION}).`,
+        "update NSO on this machine (every machine sharing the store must run an NSO that knows its schema).");
+    }
+    for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
+      for (const statement of MIGRATIONS[v - 1](t)) await client.query(statement);
+      await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [v]);
+    }
+    await client.query(`INSERT INTO ${t.state} (namespace) VALUES ($1) ON CONFLICT DO NOTHING`, [namespace]);
+    await client.query("COMMIT");
+    return { from: current, to: SCHEMA_VERSION };
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  }
+}
