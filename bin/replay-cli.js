@@ -23,7 +23,8 @@ export const REPLAY_HELP = `replay   decides every tool call of recorded session
          are read too). --config: the policy, a whole .opencode/nso.json (default: DIR's).
          --diff OTHER.json: decides every call under both and lists the calls decided
          differently (verdict or rule). --agent: who Claude Code's main chain is (default
-         the policy's claudeCode.mainAgent, else build; subagents are their subagent type). Bad records are reported and skipped.
+         the policy's claudeCode.mainAgent, else build; subagents are their subagent type,
+         or the agent claudeCode.agents maps it to). Bad records are reported and skipped.
          Exit 0 (also when calls are refused), 1 with --diff when a call is decided
          differently, 2 usage, unreadable input or an invalid policy.`;
 
@@ -74,13 +75,18 @@ function policyFile(file, root) {
   }
 }
 
-/** `claudeCode.mainAgent` of a policy text, if it names one (an unreadable text is reported later, by the engine). */
-function configuredMainAgent(policy) {
+/**
+ * Who Claude Code's callers are under a policy text, as the hook decides them: `claudeCode`'s
+ * `mainAgent` and `agents` (an unreadable text names nobody; the engine reports it later).
+ */
+function claudeIdentity(policy) {
   try {
-    const agent = JSON.parse(policy.text ?? "{}")?.claudeCode?.mainAgent;
-    return typeof agent === "string" && agent ? agent : undefined;
+    const section = JSON.parse(policy.text ?? "{}")?.claudeCode ?? {};
+    const mainAgent = typeof section.mainAgent === "string" && section.mainAgent ? section.mainAgent : undefined;
+    const agents = section.agents && typeof section.agents === "object" ? section.agents : {};
+    return { mainAgent, agents };
   } catch {
-    return undefined;
+    return { mainAgent: undefined, agents: {} };
   }
 }
 
@@ -126,7 +132,8 @@ export async function replayMain(argv, { out = writeAll(process.stdout), err = w
     const root = projectRoot(opts.dir ?? process.cwd());
     const policyA = policyFile(opts.config, root);
     const policyB = opts.diff !== undefined ? policyFile(opts.diff, root) : undefined;
-    const recording = readRecordings(opts.files, { mainAgent: opts.agent ?? configuredMainAgent(policyA) ?? "build" });
+    const identity = claudeIdentity(policyA);
+    const recording = readRecordings(opts.files, { mainAgent: opts.agent ?? identity.mainAgent ?? "build", agents: identity.agents });
     const a = run(recording, policyA, root);
     const warnings = recording.warnings;
     if (warnings.length) await err(warnings.map((w) => `nso replay: ${w}`).join("\n"));

@@ -57,11 +57,12 @@ function sidechainAgents(records) {
 /**
  * The sessions of Claude Code transcript records `[{record, line, file, agentType?}]` (all files
  * of one replay together, since a subagent's calls are in its own file and the result naming it
- * in its parent's). `mainAgent` is who the main chain's calls are decided as. Returns
+ * in its parent's). `mainAgent` is who the main chain's calls are decided as, `agents` maps
+ * subagent types to NSO agents (`claudeCode.agents`). Returns
  * `{sessions, warnings}`; a subagent is the session `<sessionId>/<agentId>` of the parent
  * `<sessionId>`, decided as its subagent type.
  */
-export function sessionsFromTranscripts(records, { mainAgent } = {}) {
+export function sessionsFromTranscripts(records, { mainAgent, agents = {} } = {}) {
   const warnings = [];
   const sessions = new Map(); // key -> session
   const seenToolUse = new Set();
@@ -169,7 +170,8 @@ export function sessionsFromTranscripts(records, { mainAgent } = {}) {
         warnings.push(`${session.firstLine}: subagent ${session.agentId}: its type is unknown; its calls are decided as an unknown agent`);
       }
     }
-    session.agent = type;
+    // As the hook decides it: the NSO agent `claudeCode.agents` maps the type to, else the type.
+    session.agent = type && Object.hasOwn(agents, type) ? agents[type] : type;
   }
 
   for (const session of sessions.values()) {

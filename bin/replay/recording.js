@@ -94,10 +94,10 @@ export function readRecordingFile(file, label = file) {
 /**
  * Reads `files` (Claude Code session files bring their subagent files along) into sessions in
  * run order and the flat list of calls. `mainAgent` decides Claude Code's main chain (and
- * OpenCode calls whose message names no agent). Returns `{files, sessions, calls, warnings}`;
+ * OpenCode calls whose message names no agent), `agents` its subagent types (`claudeCode.agents`). Returns `{files, sessions, calls, warnings}`;
  * each call knows its 1-based `index` and its session's `label` (S1, S2, ...).
  */
-export function readRecordings(files, { mainAgent, labelOf = (f) => f } = {}) {
+export function readRecordings(files, { mainAgent, agents, labelOf = (f) => f } = {}) {
   const read = [];
   const seen = new Set();
   const queue = files.map((f) => ({ file: f, label: labelOf(f) }));
@@ -118,7 +118,7 @@ export function readRecordings(files, { mainAgent, labelOf = (f) => f } = {}) {
   for (const r of read) if (r.kind === "opencode") sessions.push(...r.sessions.map((s) => ({ ...s, file: r.label })));
   const claude = read.filter((r) => r.kind === "claude").flatMap((r) => r.records);
   if (claude.length) {
-    const r = sessionsFromTranscripts(claude, { mainAgent });
+    const r = sessionsFromTranscripts(claude, { mainAgent, agents });
     sessions.push(...r.sessions);
     warnings.push(...r.warnings);
   }

@@ -279,6 +279,16 @@ test("Claude Code transcript: main chain as --agent, the sidechain as its subage
   assert.deepEqual(verdicts(known.rows).slice(7, 10), [[8, "general-purpose", "grep", "allow", null], [9, "general-purpose", "write", "allow", null], [10, "general-purpose", "bash", "allow", null]]);
   // --agent names the main chain.
   assert.deepEqual(verdicts(replay([CLAUDE], undefined, dir, { agent: "plan" }).rows)[1], [2, "plan", "write", "block", "nso.default.create"]);
+
+  // Without --agent, the CLI decides Claude Code's callers as the hook does: claudeCode.mainAgent,
+  // and claudeCode.agents for subagent types.
+  const policy = path.join(dir, "claude-identity.json");
+  fs.writeFileSync(policy, JSON.stringify({ claudeCode: { mainAgent: "plan", agents: { "general-purpose": "general" } } }));
+  const r = cli([CLAUDE, "--config", policy, "--json", "--dir", dir], dir);
+  assert.equal(r.status, 0, r.stderr);
+  const calls = JSON.parse(r.stdout).calls.map((c) => [c.index, c.agent, c.verdict, c.rule ?? null]);
+  assert.deepEqual(calls[1], [2, "plan", "block", "nso.default.create"]);
+  assert.deepEqual(calls.slice(7, 10), [[8, "general", "allow", null], [9, "general", "allow", null], [10, "general", "allow", null]], "as @general, as with the policy above");
 });
 
 test("bad records are reported with file and line (or JSON path) and skipped; unreadable input is an error", () => {
