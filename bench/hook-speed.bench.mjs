@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pluginUrl = pathToFileURL(path.join(here, "../plugin/nso-plugin.js")).href;
-const { forgetRealPaths } = await import(pathToFileURL(path.join(here, "../plugin/files.js")).href);
+const { forgetChangedBy } = await import(pathToFileURL(path.join(here, "../plugin/files.js")).href);
 const READ_ONLY = new Set(["read", "glob", "grep", "list"]);
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
 const spec = JSON.parse(fs.readFileSync(path.join(here, "hook-calls.json"), "utf8"));
@@ -60,9 +60,11 @@ function caller(hooks, run) {
 
 /**
  * Per-call times (µs) of every run, measured in rotation after a warm-up. As in a session,
- * untimed: after a call that may change files the host's after hook forgets the cached real
- * paths, so the next call resolves its paths again; and after each round the event loop runs,
- * so the logs and the activity feed are written by their timers, off the calls.
+ * untimed: after a call that ran and may change files, the host's after hook forgets the cached
+ * real paths it may have made stale (all of them after bash; files cached as missing after
+ * write or edit), so the next call resolves those again (a refused call never runs); and after
+ * each round the event loop runs, so the logs and the activity feed are written by their
+ * timers, off the calls.
  */
 async function measure(hooks) {
   const calls = runs.map((run) => caller(hooks, run));
@@ -72,7 +74,7 @@ async function measure(hooks) {
       const t0 = performance.now();
       await calls[i]();
       if (round >= 0) times[i][round] = (performance.now() - t0) * 1000;
-      if (!READ_ONLY.has(runs[i].tool)) forgetRealPaths();
+      if (!runs[i].refused && !READ_ONLY.has(runs[i].tool)) forgetChangedBy(runs[i].tool);
     }
     await new Promise((resolve) => setImmediate(resolve));
   }

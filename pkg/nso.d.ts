@@ -16,6 +16,13 @@ export class Nso {
      */
     config(): any;
     /**
+     * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
+     * arguments: the tool's arguments as JSON, and the lookups answered so far
+     * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
+     * the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+     */
+    decideCall(session_id: string, agent: string | null | undefined, tool: string, args_json: string, lookups_json?: string | null): string | undefined;
+    /**
      * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
      * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
      * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
@@ -59,6 +66,10 @@ export class Nso {
      * missing, truncated}`.
      */
     sessionSummary(files: any): any;
+    /**
+     * Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+     */
+    setDirectories(directory: string, worktree: string): void;
     /**
      * Sets the function that checks status changes: it takes a `StatusQuery` as JSON
      * (`{file, old, new, agents}`) and returns a `StatusAnswer` as JSON (`{allowed,

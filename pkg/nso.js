@@ -55,6 +55,50 @@ class Nso {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
+     * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
+     * arguments: the tool's arguments as JSON, and the lookups answered so far
+     * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
+     * the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+     * @param {string} session_id
+     * @param {string | null | undefined} agent
+     * @param {string} tool
+     * @param {string} args_json
+     * @param {string | null} [lookups_json]
+     * @returns {string | undefined}
+     */
+    decideCall(session_id, agent, tool, args_json, lookups_json) {
+        let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4;
+        try {
+            ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = isLikeNone(agent) ? 0 : passStringToWasm0(agent, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+            ptr3 = passStringToWasm0(args_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len3 = WASM_VECTOR_LEN;
+            ptr4 = isLikeNone(lookups_json) ? 0 : passStringToWasm0(lookups_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len4 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr4) { wasm.__wbindgen_free(ptr4, len4 * 1, 1); }
+            if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.nso_decideCall(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4);
+        if (ret[3]) {
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        let v6;
+        if (ret[0] !== 0) {
+            v6 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v6;
+    }
+    /**
      * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
      * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
      * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
@@ -250,6 +294,25 @@ class Nso {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
+    }
+    /**
+     * Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+     * @param {string} directory
+     * @param {string} worktree
+     */
+    setDirectories(directory, worktree) {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(directory, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(worktree, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        wasm.nso_setDirectories(this.__wbg_ptr, ptr0, len0, ptr1, len1);
     }
     /**
      * Sets the function that checks status changes: it takes a `StatusQuery` as JSON

@@ -11,6 +11,7 @@ export const conductorIntersects: (a: number, b: number, c: number, d: number) =
 export const nso_aliveLine: (a: number, b: number, c: number, d: number, e: number) => [number, number];
 export const nso_config: (a: number) => [number, number, number];
 export const nso_decide: (a: number, b: number, c: number) => [number, number, number, number];
+export const nso_decideCall: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number, j: number, k: number) => [number, number, number, number];
 export const nso_evaluate: (a: number, b: number, c: number) => [number, number, number, number];
 export const nso_explain: (a: number, b: number, c: number) => [number, number, number, number];
 export const nso_forgetSession: (a: number, b: number, c: number) => void;
@@ -19,6 +20,7 @@ export const nso_markerText: (a: number, b: number, c: number, d: number, e: num
 export const nso_movesAs: (a: number, b: number, c: number) => [number, number];
 export const nso_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const nso_sessionSummary: (a: number, b: any) => [number, number, number];
+export const nso_setDirectories: (a: number, b: number, c: number, d: number, e: number) => void;
 export const nso_setStatusChecker: (a: number, b: any) => void;
 export const nso_writeTargets: (a: number, b: number, c: number) => [number, number, number, number];
 export const policySchema: () => [number, number];

@@ -51,9 +51,34 @@ export function preResolve(request, baseDir, pathInfo = cachedPathInfo) {
 }
 
 /**
- * Asks the core (`ask(json)` returns its JSON reply, or undefined for a plain allow),
- * answering what it needs to know first. Returns the decision, or undefined for a plain
- * allow; a core that keeps asking is a refusal (fail closed). Texts larger than
+ * The lookups `request` carries (`{resolved, contents, oversized, exists}`) as JSON, for the
+ * core's `decideCall`; undefined when it carries none (most bash calls), so nothing is encoded.
+ */
+export function lookupsJson({ resolved, contents, oversized, exists }) {
+  for (const map of [resolved, contents, oversized, exists]) {
+    for (const _ in map) return JSON.stringify({ resolved, contents, oversized, exists });
+  }
+  return undefined;
+}
+
+/**
+ * The answer of `engine` (an `Nso` whose directories are `directory` and `worktree`) to
+ * `request`: a call in those directories crosses in parts (its arguments and lookups, see
+ * `Nso.decideCall`), so a plain allow encodes and parses no more than its arguments; any
+ * other (an NSO tool's write `via`) crosses whole.
+ */
+export function askCore(engine, request, directory, worktree) {
+  const r = request;
+  return r.via === undefined && r.directory === directory && r.worktree === worktree
+    ? engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, JSON.stringify(r.args), lookupsJson(r))
+    : engine.decide(JSON.stringify(r));
+}
+
+/**
+ * Asks the core (`ask(request)` returns its JSON reply, or undefined for a plain allow; the
+ * request as JSON for `Nso.decide`, or in parts for `Nso.decideCall`, see {@link askCore}),
+ * answering what it needs to know first. Returns the decision, or undefined for a plain allow;
+ * a core that keeps asking is a refusal (fail closed). Texts larger than
  * `contentBytes` do not cross (bounds.js). `lookups` answers what the core asks for (default:
  * the disk, {@link DISK_LOOKUPS}).
  */
@@ -64,7 +89,7 @@ export function decideWithLookups(ask, request, contentBytes, lookups = DISK_LOO
   request.exists = {};
   preResolve(request, request.directory, lookups.pathInfo);
   for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
-    const json = ask(JSON.stringify(request));
+    const json = ask(request);
     if (json === undefined) return undefined;
     const reply = JSON.parse(json);
     if (!reply.need) return reply;

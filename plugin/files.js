@@ -43,6 +43,26 @@ export function forgetRealPaths() {
   realFiles.clear();
 }
 
+/**
+ * Tools that only write a file's content, creating the file and its missing folders: OpenCode's
+ * `write` and `edit` (no rename, no delete, no symlink). What they change cannot move an
+ * existing path, so only the cached answers "does not exist" can turn stale.
+ */
+const CONTENT_WRITERS = new Set(["write", "edit"]);
+
+/**
+ * Forgets what a finished call of `tool` may have made stale. After `write` or `edit`, the
+ * files cached as missing (one of them may now exist, also behind a symlink or in a new
+ * folder); a folder cached while missing keeps its location when `mkdir` creates it, and
+ * existing paths keep theirs. After any other tool (bash, apply_patch, unknown ones may move,
+ * delete or swap anything for a symlink), everything.
+ */
+export function forgetChangedBy(tool) {
+  if (!CONTENT_WRITERS.has(tool)) return forgetRealPaths();
+  for (const [abs, [, exists]] of realFiles) if (!exists) realFiles.delete(abs);
+  return undefined;
+}
+
 // Paths here are absolute and normalised (path.resolve ran first), so plain slicing at the
 // last "/" replaces path.dirname/basename/join on this per-call path.
 const parentOf = (p) => (p.lastIndexOf("/") <= 0 ? "/" : p.slice(0, p.lastIndexOf("/")));

@@ -5,12 +5,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
-import { READ_TOOLS, blockError, decideWithLookups, logDecision, notEnforcingText } from "./decision.js";
+import { READ_TOOLS, askCore, blockError, decideWithLookups, logDecision, notEnforcingText } from "./decision.js";
 import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
-import { forgetRealPaths, projectRoot, readText } from "./files.js";
+import { forgetChangedBy, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
 import { createProjectHooks } from "./project-hooks.js";
 import { routeMessage } from "./routing.js";
@@ -86,6 +86,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     try {
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
+      state.engine.setDirectories(baseDir, root);
       state.config = state.engine.config();
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use
@@ -145,7 +146,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
 
   /** The core's decision on one request (undefined: a plain allow). */
   const decide = (request) =>
-    decideWithLookups((json) => withEngine((e) => e.decide(json)), request, state.config?.limits?.contentBytes);
+    decideWithLookups((r) => withEngine((e) => askCore(e, r, baseDir, root)), request, state.config?.limits?.contentBytes);
 
   // --- session start -----------------------------------------------------------------
 
@@ -305,7 +306,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       session: input.sessionID ?? null, agent: sessions.agentOf(input.sessionID) ?? null, tool: input.tool, callID: input.callID ?? null,
       phase: "end", verdict: null, rule: null, target: callTarget(input.args), message: null,
     });
-    if (!READ_TOOLS.has(input.tool)) forgetRealPaths();
+    if (!READ_TOOLS.has(input.tool)) forgetChangedBy(input.tool);
     if (input.tool === "task") {
       try {
         delegations.after(input, output);

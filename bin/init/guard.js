@@ -368,7 +368,7 @@ export async function guardMain(argv, { out = (t) => process.stdout.write(`${t}\
     const request = { sessionId: SESSION, agent, tool: call.tool, args: call.args, directory: root, worktree: root };
     let decision;
     try {
-      decision = decideWithLookups((json) => policy.engine.decide(json), request, contentBytes, lookups);
+      decision = decideWithLookups((r) => policy.engine.decide(JSON.stringify(r)), request, contentBytes, lookups);
     } catch (error) {
       decision = { verdict: "block", ruleId: "nso.guard", message: `NSO could not decide on this change (${error.message}); it refuses it (fail closed).` };
     }

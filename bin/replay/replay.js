@@ -65,7 +65,7 @@ export function replayCalls(calls, policyText, { diskRoot, overlay = createOverl
     };
     let decision;
     try {
-      decision = decideWithLookups((json) => policy.engine.decide(json), request, contentBytes, lookups);
+      decision = decideWithLookups((r) => policy.engine.decide(JSON.stringify(r)), request, contentBytes, lookups);
     } catch (error) {
       if (!isTrap(error)) throw error;
       // As in the plugin: a trapped instance is re-created, and the call is refused.

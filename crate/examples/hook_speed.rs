@@ -1,8 +1,9 @@
 //! The native baseline of `bench/hook-speed.bench.mjs`: the calls of `bench/hook-calls.json`
-//! decided natively, doing what the wasm boundary does for each (parse the request JSON, ask
-//! for lookups, answer them, decide, encode a decision that is not a plain allow), p50 and
-//! p99 in microseconds, as one JSON object on stdout that the Bun benchmark prints beside its
-//! own figures. `cargo run --release --example hook_speed`.
+//! decided natively, doing what the wasm boundary's `decideCall` does for each (parse the
+//! arguments' JSON and, when there are any, the lookups' JSON, fill in the request's fixed
+//! parts, ask for lookups, answer them, decide, encode a decision that is not a plain
+//! allow), p50 and p99 in microseconds, as one JSON object on stdout that the Bun benchmark
+//! prints beside its own figures. `cargo run --release --example hook_speed`.
 //!
 //! The calls are decided in rotation, as an agent's calls come, so the shell analyser's
 //! memo of the last command only helps within one call (its lookup rounds).
@@ -33,9 +34,27 @@ fn first_request(agent: &str, tool: &str, args: &Value) -> Value {
 /// One call as the boundary decides it; the answer the shim would get (None: plain allow).
 fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
     for _ in 0..3 {
-        let text = request.to_string();
+        // What the shim sends: the arguments, and the lookups only when it has some.
+        let args = request["args"].to_string();
+        let has_lookups = ["resolved", "contents", "exists"]
+            .iter()
+            .any(|k| request[k].as_object().is_some_and(|m| !m.is_empty()));
+        let lookups = has_lookups.then(|| {
+            json!({ "resolved": request["resolved"], "contents": request["contents"],
+                "exists": request["exists"] })
+            .to_string()
+        });
         let start = Instant::now();
-        let req: Request = serde_json::from_str(&text).expect("request");
+        let mut req: Request = match &lookups {
+            Some(text) => serde_json::from_str(text).expect("lookups"),
+            None => Request::default(),
+        };
+        req.args = serde_json::from_str(&args).expect("arguments");
+        req.session_id = "ses_bench".to_string();
+        req.agent = request["agent"].as_str().map(str::to_string);
+        req.tool = request["tool"].as_str().unwrap_or_default().to_string();
+        req.directory = ROOT.to_string();
+        req.worktree = ROOT.to_string();
         let outcome = engine.decide_unless_plain(&req);
         let answer = match outcome {
             Err(need) => {

@@ -1,7 +1,7 @@
 // The OpenCode host adapter: wires OpenCode 1.18's hooks to a host-independent NSO instance
 // (../nso.js), and works out who is calling from OpenCode's events. Facts about the host it
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
-import { forgetRealPaths } from "../files.js";
+import { forgetChangedBy, forgetRealPaths } from "../files.js";
 import { CONFIG_FILE, createNso } from "../nso.js";
 import { claimTools } from "../claim-tools.js";
 import { continuityTools } from "../continuity-tools.js";
@@ -102,7 +102,11 @@ export const NsoPlugin = async (input = {}) => {
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           noteAgent(props.info.sessionID, props.info.agent);
         } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {
-          forgetRealPaths();
+          // OpenCode's own write and edit tools report `file.edited` (content written, the
+          // file and its folders perhaps created); the watcher reports any change, a move or
+          // a symlink swap too, so everything is forgotten.
+          if (event.type === "file.edited") forgetChangedBy("edit");
+          else forgetRealPaths();
           if (String(props.file ?? "").endsWith(CONFIG_FILE)) nso.load();
         }
       } catch (error) {
@@ -137,9 +141,12 @@ export const NsoPlugin = async (input = {}) => {
       }
     },
     tool: offeredTools(nso),
-    "tool.execute.before": async (hookInput, output) => {
-      const agent = await callerOf(nso, client, hookInput.sessionID);
-      return nso.beforeTool({ ...hookInput, agent }, output);
+    // Not an async function: with the caller known (nearly always), the call is decided at
+    // once and its settled promise returned, without the turns of an `await` in between.
+    "tool.execute.before": (hookInput, output) => {
+      const known = nso.agentOf(hookInput.sessionID);
+      if (known) return nso.beforeTool({ ...hookInput, agent: known }, output);
+      return callerOf(nso, client, hookInput.sessionID).then((agent) => nso.beforeTool({ ...hookInput, agent }, output));
     },
     "tool.execute.after": (hookInput, output) => nso.afterTool(hookInput, output),
     dispose: async () => nso.flush(),

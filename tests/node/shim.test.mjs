@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import plugin, { NsoPlugin, createNso, loadCore, projectRoot } from "../../plugin/nso-plugin.js";
+import { cachedPathInfo, forgetChangedBy } from "../../plugin/files.js";
 import { makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
 
 const MEMORY = ".opencode/context/01_memory";
@@ -146,7 +147,7 @@ test("after a wasm trap the instance is re-created and the next call works", asy
   const nso = createNso({ directory: dir, worktree: dir });
   nso.noteAgent("ses_1", "build");
   const engine = nso.state.engine;
-  engine.decide = () => loadCore().trapForTest();
+  engine.decideCall = () => loadCore().trapForTest();
   await assert.rejects(nso.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "a", content: "" } }), /trapped.*restarted/);
   assert.notEqual(nso.state.engine, engine);
   await nso.beforeTool({ tool: "write", sessionID: "ses_1" }, { args: { filePath: "a", content: "" } });
@@ -231,6 +232,36 @@ test("symlinks are decided on their real target, for file tools and for bash", a
   const viaBash = await before(hooks, "ses_dev", "bash", { command: "cd docs && echo x > ../out/z.txt" });
   assert.match(viaBash ?? "", /outside the project/);
   assert.equal(await before(hooks, "ses_dev", "write", { filePath: "src/new.ts", content: "x" }), null);
+});
+
+test("cached real paths: write and edit forget only what was missing, other tools everything", () => {
+  const dir = makeProject({ "src/old.ts": "x" });
+  const created = path.join(dir, "src/new/created.ts");
+  const removed = path.join(dir, "src/old.ts");
+  assert.deepEqual(cachedPathInfo(created), [created, false]);
+  assert.deepEqual(cachedPathInfo(removed), [removed, true]);
+  fs.mkdirSync(path.dirname(created));
+  fs.writeFileSync(created, "x");
+  fs.rmSync(removed);
+  forgetChangedBy("write"); // a write creates files and folders; it never removes or moves one
+  assert.deepEqual(cachedPathInfo(created), [created, true]);
+  assert.deepEqual(cachedPathInfo(removed), [removed, true]);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(removed), [removed, false]);
+});
+
+test("a folder swapped for a symlink by bash is seen at the next call", async () => {
+  const outside = makeProject();
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}', "src/app.ts": "x" });
+  const hooks = await start(dir);
+  await hooks["chat.params"](...chatParams("ses_dev", "dev"));
+  assert.equal(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }), null);
+  await hooks["tool.execute.after"]({ tool: "edit", sessionID: "ses_dev", callID: "c1", args: {} }, { output: "" });
+  assert.equal(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }), null);
+  fs.renameSync(path.join(dir, "src"), path.join(dir, "src-old")); // what `mv src src-old && ln -s … src` does
+  fs.symlinkSync(outside, path.join(dir, "src"));
+  await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_dev", callID: "c2", args: {} }, { output: "" });
+  assert.match(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }) ?? "", /outside the project/);
 });
 
 test("a repeated refusal tells the agent to stop and report", async () => {

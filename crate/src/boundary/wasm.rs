@@ -31,6 +31,9 @@ pub fn trap_for_test() {
 pub struct Nso {
     config: config::Config,
     engine: authority::Engine,
+    /// The `directory` and `worktree` of every [`Nso::decide_call`] request: fixed per
+    /// project, so they cross once instead of with every call.
+    directories: (String, String),
 }
 
 fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
@@ -84,7 +87,11 @@ impl Nso {
             config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
         let engine = crate::continuity::project_engine(&config, config_file)
             .map_err(|e| policy_error(config_file, &e))?;
-        Ok(Nso { config, engine })
+        Ok(Nso {
+            config,
+            engine,
+            directories: (String::new(), String::new()),
+        })
     }
 
     /// The effective configuration (defaults filled in) as a plain object.
@@ -133,12 +140,43 @@ impl Nso {
     /// shim must look things up and call again; else the decision as JSON.
     #[wasm_bindgen(js_name = decide)]
     pub fn decide(&mut self, request_json: &str) -> Result<Option<String>, JsValue> {
-        let request = parse_request(request_json)?;
-        match self.engine.decide_unless_plain(&request) {
-            Ok(None) => Ok(None),
-            Ok(Some(decision)) => json(&decision).map(Some),
-            Err(need) => json(&serde_json::json!({ "need": need })).map(Some),
-        }
+        self.decide_request(&parse_request(request_json)?)
+    }
+
+    /// Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+    #[wasm_bindgen(js_name = setDirectories)]
+    pub fn set_directories(&mut self, directory: String, worktree: String) {
+        self.directories = (directory, worktree);
+    }
+
+    /// [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
+    /// arguments: the tool's arguments as JSON, and the lookups answered so far
+    /// (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
+    /// the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+    #[wasm_bindgen(js_name = decideCall)]
+    pub fn decide_call(
+        &mut self,
+        session_id: &str,
+        agent: Option<String>,
+        tool: &str,
+        args_json: &str,
+        lookups_json: Option<String>,
+    ) -> Result<Option<String>, JsValue> {
+        // The lookups have the request's own field names: parsed as a request, the rest
+        // is filled in.
+        let mut request = match lookups_json {
+            Some(lookups) => parse_request(&lookups)?,
+            None => authority::Request::default(),
+        };
+        request.args = serde_json::from_str(args_json)
+            .map_err(|e| js_error("bad_input", &format!("tool arguments: {e}")))?;
+        request.session_id = session_id.to_owned();
+        request.agent = agent;
+        request.tool = tool.to_owned();
+        request.via = None;
+        request.directory.clone_from(&self.directories.0);
+        request.worktree.clone_from(&self.directories.1);
+        self.decide_request(&request)
     }
 
     /// What the shim must look up for this call before deciding (`{resolve, content,
@@ -175,6 +213,17 @@ impl Nso {
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&mut self, session_id: &str) {
         self.engine.forget_session(session_id);
+    }
+}
+
+impl Nso {
+    /// `decide`'s answer: nothing for a plain allow, else the decision or the lookups.
+    fn decide_request(&mut self, request: &authority::Request) -> Result<Option<String>, JsValue> {
+        match self.engine.decide_unless_plain(request) {
+            Ok(None) => Ok(None),
+            Ok(Some(decision)) => json(&decision).map(Some),
+            Err(need) => json(&serde_json::json!({ "need": need })).map(Some),
+        }
     }
 }
 
