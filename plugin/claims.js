@@ -52,6 +52,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   const bySession = new Map(); // sessionID -> main session id (its instance's owner)
   const instances = new Map(); // main session id -> { id, ready, held, forced, drift, lastActivity, lastBeat }
   let seenVersion = null;
+  const settled = new WeakSet(); // instances whose registration finished (their `ready` resolved)
   let idleTimer = null;
   const storeNotices = new Map(); // text -> main session ids already told
 
@@ -121,6 +122,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
       return inst;
     }).then(() => {
       startIdleTimer();
+      settled.add(inst);
       return inst;
     }).catch((error) => {
       instances.delete(owner); // the next call tries again
@@ -171,6 +173,18 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   }
 
   /**
+   * Whether the store's state is the one last seen (nothing for `refresh` to learn), asked
+   * without a promise turn; false when the version cannot be read (`refresh` then reports it).
+   */
+  function unchanged() {
+    try {
+      return store().version() === seenVersion;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Claims took over by force, and claims that vanished, are noticed when the state changes:
    * the store's version (files: one stat; PostgreSQL: a revision checked in the background),
    * a read only when it changed.
@@ -191,16 +205,44 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   /**
    * Before a write-class call of `sessionID` on `targets` (`[[rel, below]]`): claims them.
    * Returns `{block}` (enforce: the refusal text), `{notice}` (advisory, or a forced claim
-   * the agent must hear of), or `{}`.
+   * the agent must hear of), or `{}`: at once when the targets are already held and nothing
+   * is to be waited for (see `heldAlready`), else a promise of it.
    */
-  async function beforeWrite({ sessionID, agent, targets, task }) {
+  function beforeWrite(call) {
+    return heldAlready(call) ?? claimWrite(call);
+  }
+
+  /**
+   * `{}` at once, without a promise, when `beforeWrite` has nothing to wait for (the common
+   * case): the instance registered, nothing new in the store, every target already held and,
+   * with a shared store, its claims confirmed within a TTL. Else null (`claimWrite` decides).
+   */
+  function heldAlready({ sessionID, targets }) {
+    try {
+      if (mode() === "off" || !targets.length) return {};
+      const owner = ownerOf(sessionID);
+      const inst = instances.get(owner);
+      if (!inst || !settled.has(inst) || !unchanged() || (store().shared && Date.now() - inst.confirmedAt >= ttlMs())) return null;
+      const core = loadCore();
+      const held = JSON.stringify(inst.held);
+      if (!targets.every((t) => core.conductorCovers(held, targetPattern(root, t)))) return null;
+      if (!bySession.has(owner)) bySession.set(owner, owner); // as register does
+      inst.lastActivity = Date.now();
+      heartbeat(inst);
+      return {};
+    } catch {
+      return null; // claimWrite meets the same failure and reports it
+    }
+  }
+
+  async function claimWrite({ sessionID, agent, targets, task }) {
     if (mode() === "off" || !targets.length) return {};
     let inst;
     try {
       inst = register(sessionID, { task, agent });
       await inst.ready;
       inst.lastActivity = Date.now();
-      await refresh(inst).catch(async (error) => {
+      if (!unchanged()) await refresh(inst).catch(async (error) => {
         // A store that cannot be read now does not stop what the instance already holds.
         if (error.code !== "gone") return errorLog(`conductor: checking for news failed: ${error.message}`);
         instances.delete(ownerOf(sessionID));
@@ -288,8 +330,10 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   /**
    * What the agent of `sessionID` must hear at its next tool call, whatever the tool: claims
    * a person took over by force, and a claim store that had to be recovered. "" when none.
+   * The text itself, without a promise, when the store has nothing new since it was last
+   * read (the common case); else a promise of it.
    */
-  async function noticesFor(sessionID) {
+  function noticesFor(sessionID) {
     if (mode() === "off") return "";
     const owner = ownerOf(sessionID);
     const lines = [];
@@ -300,18 +344,19 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
       }
     }
     const inst = instances.get(owner);
-    if (inst?.id) {
-      try {
-        await refresh(inst);
-      } catch (error) {
-        if (error.code !== "gone") errorLog(`conductor: checking notices failed: ${error.message}`);
-      }
-      for (const n of inst.forced) {
-        lines.push(`NSO conductor: your claim on ${n.pattern} was taken over by ${n.by || "the person"}` +
-          `${n.justification ? ` ("${n.justification}")` : ""}; do not change it further without coordinating with them.`);
-      }
-      inst.forced = [];
+    if (inst?.id && !unchanged()) return refresh(inst).catch((error) => {
+      if (error.code !== "gone") errorLog(`conductor: checking notices failed: ${error.message}`);
+    }).then(() => forcedNotices(inst, lines));
+    return inst?.id ? forcedNotices(inst, lines) : lines.join("\n");
+  }
+
+  /** `lines` and the claims of `inst` taken over by force since it was last told, as one text. */
+  function forcedNotices(inst, lines) {
+    for (const n of inst.forced) {
+      lines.push(`NSO conductor: your claim on ${n.pattern} was taken over by ${n.by || "the person"}` +
+        `${n.justification ? ` ("${n.justification}")` : ""}; do not change it further without coordinating with them.`);
     }
+    inst.forced = [];
     return lines.join("\n");
   }
 

@@ -108,6 +108,31 @@ test("a claim a person forces over is told to the former holder's agent at its n
   assert.ok(b);
 });
 
+test("a write to a file still held, after another is forced over, carries the notice; the next one none", async () => {
+  const { a, home, dir } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null);
+  assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null); // held already: settled at once
+  const { spawnSync } = await import("node:child_process");
+  const cli = new URL("../../bin/nso.js", import.meta.url).pathname;
+  const forced = spawnSync(process.execPath, [cli, "conductor", "start", "--task", "hotfix", "--priority", "P1", "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
+  assert.equal(forced.status, 0, forced.stderr);
+  const id = JSON.parse(forced.stdout).instance_id;
+  const take = spawnSync(process.execPath, [cli, "conductor", "claim", "src/a.ts", "--force", "urgent hotfix", "--instance", id, "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
+  assert.equal(take.status, 0, take.stderr);
+  const after = async (callID) => {
+    const out = { output: "text" };
+    await a["tool.execute.after"]({ tool: "write", sessionID: "ses_a", callID, args: {} }, out);
+    return out.output;
+  };
+  const writeB = (callID) => a["tool.execute.before"]({ tool: "write", sessionID: "ses_a", callID }, { args: write("src/b.ts") });
+  await writeB("call_b1");
+  assert.match(await after("call_b1"), /NSO conductor: your claim on .*src\/a\.ts was taken over by .*\("urgent hotfix"\)/);
+  await writeB("call_b2");
+  assert.equal(await after("call_b2"), "text");
+  assert.match(await before(a, "ses_a", "write", write("src/a.ts")), new RegExp(`claimed by instance ${id}`));
+});
+
 test("an agent's status sync claims TODO.md and state.json for its window", async () => {
   const fixture = (name) => fs.readFileSync(new URL(`../../crate/tests/fixtures/status/${name}`, import.meta.url), "utf8");
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "nso-claims-"));
