@@ -166,14 +166,8 @@ export function ancestorPids(pid = process.pid) {
 }
 
 function parentPid(pid) {
-  if (procStat(pid)) {
-    try {
-      const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      return Number(text.slice(text.lastIndexOf(")") + 2).split(" ")[1]);
-    } catch {
-      return undefined; // it ended meanwhile
-    }
-  }
+  const stat = procStat(pid);
+  if (stat) return stat.parent;
   try {
     return Number(execFileSync("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()) || undefined;
   } catch {

@@ -30,9 +30,10 @@ export function procStat(pid) {
   } catch {
     return null;
   }
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  // fields[0] is field 3 (state), so field 22 (starttime) is fields[19].
-  return { state: fields[0], start: fields[19] };
+  const close = text.lastIndexOf(")");
+  const fields = text.slice(close + 2).split(" ");
+  // fields[0] is field 3 (state), so field 4 (ppid) is fields[1] and field 22 (starttime) fields[19].
+  return { name: text.slice(text.indexOf("(") + 1, close), state: fields[0], parent: Number(fields[1]), start: fields[19] };
 }
 
 /**

@@ -3,13 +3,13 @@
 // the same host-independent NSO instance (../nso.js) as the OpenCode adapter (./opencode.js):
 // same config file, presets, engine, messages and logs. Facts about the host it relies on:
 // docs/claude-code-hooks.md.
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { createNso } from "../nso.js";
 import { READ_TOOLS } from "../decision.js";
 import { claudeToolCall } from "./claude-tools.js";
+import { procStat } from "../conductor/liveness.js";
 
 /** The hook events NSO answers; others are acknowledged and ignored. */
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "SubagentStart", "SubagentStop", "SessionEnd"];
@@ -71,13 +71,8 @@ function gitRoot(dir) {
 
 /** `[name, parent pid]` of process `pid` from /proc, or undefined. */
 function procInfo(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const close = stat.lastIndexOf(")");
-    return [stat.slice(stat.indexOf("(") + 1, close), Number(stat.slice(close + 2).split(" ")[1])];
-  } catch {
-    return undefined;
-  }
+  const stat = procStat(pid);
+  return stat ? [stat.name, stat.parent] : undefined;
 }
 
 /**
