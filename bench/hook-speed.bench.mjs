@@ -1,9 +1,11 @@
 // What a host pays per decision: the calls of bench/hook-calls.json (everyday agent calls
 // under the kord preset) through the real `tool.execute.before`, in rotation as an agent's
 // calls come, p50 and p99 per call; each refusal beside the same call by an agent allowed to
-// make it; the same with claims on (conductor enforce, targets already held); cold start;
-// and the native baseline (crate/examples/hook_speed.rs) from the same run when given
-// (`--native file.json`). `bash bench/run.sh` runs it in Bun with the native baseline.
+// make it; the same with claims on (conductor enforce, targets already held); each call made
+// new every round ("first time": the same call with a text NSO has not seen, see `fresh`, so
+// no memo answers it); cold start; and the native baseline (crate/examples/hook_speed.rs),
+// both ways, from the same run when given (`--native file.json`). `bash bench/run.sh` runs it
+// in Bun with the native baseline.
 // Not a test: it reports figures, it asserts only that every verdict is the expected one.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -48,11 +50,26 @@ async function start(plugin, conductor) {
   return { dir, hooks };
 }
 
-/** One hook call of a run; rejects when the verdict is not the expected one. */
-function caller(hooks, run) {
+/**
+ * `args` made new for `round`, its verdict unchanged: a comment after a command, a line after
+ * written content, a word after an edit's new text, an offset for a read. The same rule as
+ * `fresh` in crate/examples/hook_speed.rs.
+ */
+function fresh(tool, args, round) {
+  if (tool === "bash") return { ...args, command: `${args.command} # ${round}` };
+  if (tool === "write") return { ...args, content: `${args.content}\n// ${round}\n` };
+  if (tool === "edit") return { ...args, newString: `${args.newString} // ${round}` };
+  return { ...args, offset: round + 1 };
+}
+
+/**
+ * One hook call of a run (made new for each round when `makeFresh`); rejects when the
+ * verdict is not the expected one.
+ */
+function caller(hooks, run, makeFresh) {
   const input = { tool: run.tool, sessionID: `ses_${run.agent}`, callID: "c" };
   const before = hooks["tool.execute.before"];
-  return () => before(input, { args: run.args }).then(
+  return (round) => before(input, { args: makeFresh ? fresh(run.tool, run.args, round) : run.args }).then(
     () => (run.expect === "block" ? Promise.reject(new Error(`${run.name} @${run.agent}: not refused`)) : null),
     (error) => (run.expect === "block" ? null : Promise.reject(error)),
   );
@@ -66,13 +83,13 @@ function caller(hooks, run) {
  * each round the event loop runs, so the logs and the activity feed are written by their
  * timers, off the calls.
  */
-async function measure(hooks) {
-  const calls = runs.map((run) => caller(hooks, run));
+async function measure(hooks, makeFresh = false) {
+  const calls = runs.map((run) => caller(hooks, run, makeFresh));
   const times = runs.map(() => new Float64Array(ROUNDS));
   for (let round = -Math.floor(ROUNDS / 4); round < ROUNDS; round++) {
     for (let i = 0; i < calls.length; i++) {
       const t0 = performance.now();
-      await calls[i]();
+      await calls[i](round);
       if (round >= 0) times[i][round] = (performance.now() - t0) * 1000;
       if (!runs[i].refused && !READ_ONLY.has(runs[i].tool)) forgetChangedBy(runs[i].tool);
     }
@@ -111,25 +128,32 @@ async function main() {
   const plugin = (await import(pluginUrl)).default;
   const off = await start(plugin, "off");
   const on = await start(plugin, "enforce");
-  const [cold, first] = coldStart(off.dir, 20);
+  const [cold, firstCall] = coldStart(off.dir, 20);
   const [coldOn, firstOn] = coldStart(on.dir, 10);
   const plain = await measure(off.hooks);
+  const first = await measure(off.hooks, true);
   const claims = await measure(on.hooks);
   const f = (n) => (n === undefined ? "" : n < 10 ? n.toFixed(2) : n.toFixed(1));
   const cell = (t) => `${f(percentile(t, 50))} / ${f(percentile(t, 99))}`.padEnd(15);
+  const nat = (list, run) => list?.find((c) => c.name === run.name && c.agent === run.agent);
+  const natCell = (c) => (c ? `${f(c.p50)} / ${f(c.p99)}` : "").padEnd(15);
+  /** A refusal's p50 over that of the same call allowed for another agent. */
+  const ratio = (times, i) => {
+    const allow = runs[i].refused && runs.findIndex((r) => r.counterpart && r.name === runs[i].name);
+    return allow > 0 ? `${(percentile(times[i], 50) / percentile(times[allow], 50)).toFixed(1)}x` : "";
+  };
   console.log(`NSO hook speed (${runtime}, ${os.cpus().length} cores), preset ${spec.preset}, ${ROUNDS} rounds in rotation, µs p50 / p99`);
   console.log(`cold start (import + instantiate + config): p50 ${f(percentile(cold, 50))} ms, p99 ${f(percentile(cold, 99))} ms; ` +
-    `its first decision ${f(percentile(first, 50))} µs`);
+    `its first decision ${f(percentile(firstCall, 50))} µs`);
   console.log(`cold start, claims on: p50 ${f(percentile(coldOn, 50))} ms, p99 ${f(percentile(coldOn, 99))} ms; ` +
     `its first decision ${f(percentile(firstOn, 50))} µs`);
-  console.log(`${"call".padEnd(34)}${"agent".padEnd(8)}${"verdict".padEnd(8)}${"hook".padEnd(15)}${"claims on".padEnd(15)}` +
-    `${native ? "native".padEnd(15) : ""}refusal / allow`);
+  console.log("hook: the call again (as agents repeat calls); first time: made new every round; claims on: the call again");
+  console.log(`${"call".padEnd(34)}${"agent".padEnd(8)}${"verdict".padEnd(8)}${"hook".padEnd(15)}${"first time".padEnd(15)}` +
+    `${"claims on".padEnd(15)}${native ? `${"native".padEnd(15)}${"native first".padEnd(15)}` : ""}refusal / allow (again, first)`);
   for (const [i, run] of runs.entries()) {
-    const nat = native?.calls.find((c) => c.name === run.name && c.agent === run.agent);
-    const allow = run.refused && runs.findIndex((r) => r.counterpart && r.name === run.name);
-    const ratio = allow > 0 ? `${(percentile(plain[i], 50) / percentile(plain[allow], 50)).toFixed(1)}x` : "";
-    console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${run.expect.padEnd(8)}${cell(plain[i])}${cell(claims[i])}` +
-      `${nat ? `${f(nat.p50)} / ${f(nat.p99)}`.padEnd(15) : ""}${ratio}`);
+    const ratios = [ratio(plain, i), ratio(first, i)].filter(Boolean).join(", ");
+    console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${run.expect.padEnd(8)}${cell(plain[i])}${cell(first[i])}` +
+      `${cell(claims[i])}${native ? `${natCell(nat(native.calls, run))}${natCell(nat(native.fresh, run))}` : ""}${ratios}`);
   }
 }
 

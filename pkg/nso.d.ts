@@ -19,9 +19,13 @@ export class Nso {
      * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
      * arguments: the tool's arguments as JSON, and the lookups answered so far
      * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-     * the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+     * the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
+     * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
+     * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
+     * lasts (the same call, in any session, is allowed until the policy changes: see
+     * `Engine::answer`) as `true`, so the shim may remember it for this instance.
      */
-    decideCall(session_id: string, agent: string | null | undefined, tool: string, args_json: string, lookups_json?: string | null): string | undefined;
+    decideCall(session_id: string, agent: string | null | undefined, tool: string, args_json: string, lookups_json?: string | null): any;
     /**
      * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
      * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the

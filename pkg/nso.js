@@ -58,13 +58,17 @@ class Nso {
      * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
      * arguments: the tool's arguments as JSON, and the lookups answered so far
      * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-     * the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+     * the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
+     * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
+     * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
+     * lasts (the same call, in any session, is allowed until the policy changes: see
+     * `Engine::answer`) as `true`, so the shim may remember it for this instance.
      * @param {string} session_id
      * @param {string | null | undefined} agent
      * @param {string} tool
      * @param {string} args_json
      * @param {string | null} [lookups_json]
-     * @returns {string | undefined}
+     * @returns {any}
      */
     decideCall(session_id, agent, tool, args_json, lookups_json) {
         let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4;
@@ -88,15 +92,10 @@ class Nso {
             throw e;
         }
         const ret = wasm.nso_decideCall(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4);
-        if (ret[3]) {
-            throw takeFromExternrefTable0(ret[2]);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
         }
-        let v6;
-        if (ret[0] !== 0) {
-            v6 = getStringFromWasm0(ret[0], ret[1]);
-            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
-        }
-        return v6;
+        return takeFromExternrefTable0(ret[0]);
     }
     /**
      * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,

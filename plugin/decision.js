@@ -61,17 +61,39 @@ export function lookupsJson({ resolved, contents, oversized, exists }) {
   return undefined;
 }
 
+/** How many lasting plain allows an instance remembers before it starts again. */
+const LASTING_MAX = 512;
+
 /**
  * The answer of `engine` (an `Nso` whose directories are `directory` and `worktree`) to
  * `request`: a call in those directories crosses in parts (its arguments and lookups, see
  * `Nso.decideCall`), so a plain allow encodes and parses no more than its arguments; any
- * other (an NSO tool's write `via`) crosses whole.
+ * other (an NSO tool's write `via`) crosses whole. `lasting` (a Map, one per engine: a new
+ * policy is a new engine) remembers the calls the core called lasting plain allows (the same
+ * call, in any session, is allowed until the policy changes): asked again, they do not cross.
+ * A call is its arguments and lookups as JSON, its tool and its agent; a lasting allow's key
+ * is left in `request.lastingKey`, under which the host may keep what else is as pure (its
+ * write targets).
  */
-export function askCore(engine, request, directory, worktree) {
+export function askCore(engine, request, directory, worktree, lasting) {
   const r = request;
-  return r.via === undefined && r.directory === directory && r.worktree === worktree
-    ? engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, JSON.stringify(r.args), lookupsJson(r))
-    : engine.decide(JSON.stringify(r));
+  if (r.via !== undefined || r.directory !== directory || r.worktree !== worktree) return engine.decide(JSON.stringify(r));
+  const args = JSON.stringify(r.args);
+  const lookups = lookupsJson(r);
+  // JSON has no raw NUL, and the tool's length ends the tool, so no two calls share a key.
+  const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent ?? ""}`;
+  if (key && lasting.has(key)) {
+    r.lastingKey = key;
+    return undefined;
+  }
+  const json = engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, args, lookups);
+  if (json !== true) return json;
+  if (key) {
+    if (lasting.size >= LASTING_MAX) lasting.clear();
+    lasting.set(key, null);
+    r.lastingKey = key;
+  }
+  return undefined;
 }
 
 /**

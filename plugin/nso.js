@@ -1,6 +1,7 @@
 // One NSO instance per project, independent of the host: the loaded config and policy, the
-// session registry, the decision path of each tool call, session start, and what NSO's own
-// tools need. A host adapter (hosts/opencode.js) turns the host's hooks into these calls.
+// session registry, the decision path of each tool call and session start (what NSO's own
+// tools need to write is in own-writes.js). A host adapter (hosts/opencode.js) turns the
+// host's hooks into these calls.
 import fs from "node:fs";
 import path from "node:path";
 import { crossingPrefix } from "./bounds.js";
@@ -12,6 +13,7 @@ import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
 import { forgetChangedBy, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
+import { createOwnWrites } from "./own-writes.js";
 import { createProjectHooks } from "./project-hooks.js";
 import { routeMessage } from "./routing.js";
 import { SessionRegistry } from "./sessions.js";
@@ -28,9 +30,6 @@ function coreVersion() {
 
 const DECIDED = Promise.resolve(); // what `beforeTool` returns for a call decided at once
 
-/** The NSO tool behind each status sync operation: its writes are made `via` that tool. */
-const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_task_archive" };
-
 /**
  * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
  * in tool calls are taken from `directory`. A host that runs NSO in a short process per call
@@ -41,7 +40,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new SessionRegistry();
-  const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set() };
+  const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set(), lasting: null };
   const logs = createLogs(root, () => state.config?.logDir);
   const projectHooks = createProjectHooks(root, () => state.config?.hooks);
   const delegations = createDelegations({
@@ -57,7 +56,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   });
   const continuity = createContinuity({
     root, config: () => (state.engine ? state.config : null), wf: (fn) => withWorkflow(fn), claims, sessions, logs,
-    memoryFiles: () => memoryFiles(), authorizeWrite: (...args) => authorizeWrite(...args),
+    memoryFiles: () => memoryFiles(), authorizeWrite: (...args) => ownWrites.authorizeWrite(...args),
   });
 
   function fail(code, message, fix) {
@@ -87,6 +86,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
       state.engine.setDirectories(baseDir, root);
+      state.lasting = new Map(); // the engine's lasting plain allows (decision.js askCore)
       state.config = state.engine.config();
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use
@@ -145,8 +145,9 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   const failureText = () => notEnforcingText(state.failure);
 
   /** The core's decision on one request (undefined: a plain allow). */
-  const decide = (request) =>
-    decideWithLookups((r) => withEngine((e) => askCore(e, r, baseDir, root)), request, state.config?.limits?.contentBytes);
+  const ask = (request) => withEngine((e) => askCore(e, request, baseDir, root, state.lasting));
+  const decide = (request) => decideWithLookups(ask, request, state.config?.limits?.contentBytes);
+  const ownWrites = createOwnWrites({ root, state, decide, withEngine, failureText, claims, logs });
 
   // --- session start -----------------------------------------------------------------
 
@@ -212,25 +213,29 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   function beforeTool(input, output) {
     const agent = input.agent ?? sessions.agentOf(input.sessionID);
     const seen = { verdict: "allow", rule: null, message: null };
-    const call = (verdict, rule, message) => activity.record("call", {
-      session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
-      verdict, rule, target: callTarget(output?.args), message,
-    });
-    const refused = (error) => {
-      call("block", error.rule ?? seen.rule ?? null, error.message);
-      throw error;
-    };
     let rest;
     try {
       rest = decideTool(input, output, agent, seen);
     } catch (error) {
-      return Promise.reject(error).catch(refused);
+      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
+      return Promise.reject(error);
     }
     if (!rest) {
-      call(seen.verdict, seen.rule, seen.message);
+      callStarted(input, output, agent, seen.verdict, seen.rule, seen.message);
       return DECIDED;
     }
-    return rest.then(() => call(seen.verdict, seen.rule, seen.message), refused);
+    return rest.then(() => callStarted(input, output, agent, seen.verdict, seen.rule, seen.message), (error) => {
+      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
+      throw error;
+    });
+  }
+
+  /** The activity feed's record of a call about to run, or refused (`verdict` "block"). */
+  function callStarted(input, output, agent, verdict, rule, message) {
+    activity.record("call", {
+      session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
+      verdict, rule, target: callTarget(output?.args), message,
+    });
   }
 
   /**
@@ -258,13 +263,15 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       }
     }
     const claiming = request && (state.config?.conductor?.mode ?? "enforce") !== "off";
+    // Undefined when the claims are settled at once (the common case), else a promise.
+    const claimed = claiming ? claimTargets(input, agent, request) : undefined;
     const scripts = projectHooks.scripts("pre");
-    if (!claiming && !scripts.length) {
+    if (!claimed && !scripts.length) {
       if (tool === "task" && state.engine) delegations.before(input, args);
       return undefined;
     }
     return (async () => {
-      if (claiming) await claimTargets(input, agent, request);
+      await claimed;
       if (tool === "task" && state.engine) delegations.before(input, args);
       for (const file of scripts) {
         const result = await projectHooks.run(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
@@ -281,20 +288,42 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
 
   /**
    * The Conductor's claims on what an allowed call changes: another window's claim refuses
-   * it (enforce) or adds a warning to its result (advisory).
+   * it (enforce: thrown, or the promise rejects) or adds a warning to its result (advisory).
+   * Undefined when settled at once, as when nothing new is in the store and the targets are
+   * held already; else a promise.
    */
-  async function claimTargets({ tool, sessionID, callID }, agent, request) {
-    const told = await claims.noticesFor(sessionID); // at any tool call: forced takeovers, store recovery
+  function claimTargets(input, agent, request) {
+    const told = claims.noticesFor(input.sessionID); // at any tool call: forced takeovers, store recovery
+    return typeof told === "string"
+      ? claimWrites(input, agent, request, told)
+      : told.then((text) => claimWrites(input, agent, request, text ?? ""));
+  }
+
+  function claimWrites({ tool, sessionID, callID }, agent, request, told) {
     if (told) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), told]);
-    if (READ_TOOLS.has(tool)) return;
+    if (READ_TOOLS.has(tool)) return undefined;
+    const answer = claims.beforeWrite({ sessionID, agent, targets: writeTargets(request) });
+    const settle = ({ block, notice }) => {
+      if (block) {
+        logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
+        pendingNotices.delete(callID); // a refused call has no result: what it was to carry goes with the refusal
+        throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}${told ? `\n\n${told}` : ""}`), { rule: "conductor.claim" });
+      }
+      if (notice) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), notice]);
+    };
+    return typeof answer.then === "function" ? answer.then(settle) : settle(answer);
+  }
+
+  /**
+   * What `request` writes (`[[rel, below]]`, see the core's `writeTargets`): remembered with a
+   * lasting plain allow of the same call (decision.js askCore), as pure as its decision.
+   */
+  function writeTargets(request) {
+    const known = request.lastingKey && state.lasting.get(request.lastingKey);
+    if (known) return known;
     const targets = JSON.parse(withEngine((e) => e.writeTargets(JSON.stringify(request))));
-    const { block, notice } = await claims.beforeWrite({ sessionID, agent, targets });
-    if (block) {
-      logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
-      pendingNotices.delete(callID); // a refused call has no result: what it was to carry goes with the refusal
-      throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${block}${told ? `\n\n${told}` : ""}`), { rule: "conductor.claim" });
-    }
-    if (notice) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), notice]);
+    if (request.lastingKey && state.lasting.has(request.lastingKey)) state.lasting.set(request.lastingKey, targets);
+    return targets;
   }
 
   /**
@@ -363,64 +392,10 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     routeMessage({ sessions, logs, route }, message);
   }
 
-  // --- what NSO's own tools need ----------------------------------------------------------
-
-  /**
-   * The refusal text for writing `content` to `rel` (project-relative) as `agent`, from the
-   * same engine as the agents' own calls (authority and status machines), or null. `via`
-   * names the NSO tool making the write (rules' `tools`/`exceptTools` see it).
-   */
-  function authorizeWrite(sessionID, agent, rel, content, via) {
-    if (!state.engine) return failureText();
-    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
-    if (!decision) return null;
-    logDecision(logs, decision, { sessionId: sessionID, agent, tool: via ?? "write", args: { filePath: rel } }, "write (NSO tool)");
-    return decision.verdict === "block" ? decision.message : null;
-  }
-
-  /**
-   * Claims project files (relative paths) that one of NSO's own tools is about to write, for
-   * the calling agent's window; the refusal text, or null. The CLI acts for the person, who
-   * is no conductor instance: it claims nothing.
-   */
-  async function claimFiles(ctx, rels) {
-    if (!ctx.sessionID || ctx.sessionID === "cli") return null;
-    const { block } = await claims.beforeWrite({ sessionID: ctx.sessionID, agent: ctx.agent, targets: rels.map((r) => [r, false]) });
-    return block ?? null;
-  }
-
-  /**
-   * Runs an atomic status sync (TODO.md + state.json) as the calling agent `ctx.agent`:
-   * the status machine plans it, and every planned write must pass the same engine as the
-   * agents' own writes. Used by NSO's tools and by the CLI alike (one verdict).
-   */
-  async function statusSync(ctx, options) {
-    if (!state.engine) throw Object.assign(new Error(failureText()), { code: "not_enforcing" });
-    const { op, now, ...args } = options;
-    const { runStatusSync } = await import("./status-sync.js"); // loaded on first use
-    const result = await runStatusSync({
-      worktree: root, op, args, agent: ctx.agent ?? "", now,
-      // Its canonical name (an alias may call) and the agents it is `like`.
-      like: withEngine((e) => e.movesAs(ctx.agent ?? "")),
-      // Every planned write passes the engine; then the agent's window claims the files (a
-      // sync the machine or the policy refuses claims nothing).
-      authorize: async (files) => {
-        for (const f of files) {
-          const refusal = authorizeWrite(ctx.sessionID, ctx.agent, f.path, f.text, SYNC_TOOLS[op]);
-          if (refusal) throw Object.assign(new Error(refusal), { name: "NSOBlock", code: "authority" });
-        }
-        const held = await claimFiles(ctx, files.map((f) => f.path));
-        if (held) throw Object.assign(new Error(held), { name: "NSOBlock", code: "conductor" });
-      },
-    });
-    logs.decision(`${stamp()} status sync @${ctx.agent ?? "?"}: ${result.summary}`);
-    return result;
-  }
-
   load();
   return {
     root, sessions, state, load, sessionCreated, forgetSession, beforeTool, afterTool, systemText, route,
-    authorizeWrite, statusSync, claimFiles,
+    ...ownWrites,
     agentOf: (id) => sessions.agentOf(id),
     noteAgent: (id, agent) => {
       if (!id || !agent || sessions.agentOf(id) === agent) return;

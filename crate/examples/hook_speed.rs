@@ -1,12 +1,16 @@
 //! The native baseline of `bench/hook-speed.bench.mjs`: the calls of `bench/hook-calls.json`
 //! decided natively, doing what the wasm boundary's `decideCall` does for each (parse the
 //! arguments' JSON and, when there are any, the lookups' JSON, fill in the request's fixed
-//! parts, ask for lookups, answer them, decide, encode a decision that is not a plain
-//! allow), p50 and p99 in microseconds, as one JSON object on stdout that the Bun benchmark
-//! prints beside its own figures. `cargo run --release --example hook_speed`.
+//! parts, ask for lookups, answer them, decide, encode a decision that is not a plain allow
+//! as its brief, `Decision::brief`), p50 and p99 in microseconds, as one JSON object on
+//! stdout that the Bun benchmark prints beside its own figures.
+//! `cargo run --release --example hook_speed`.
 //!
-//! The calls are decided in rotation, as an agent's calls come, so the shell analyser's
-//! memo of the last command only helps within one call (its lookup rounds).
+//! The calls are decided in rotation, as an agent's calls come, twice: as they are
+//! (`calls`: each call is one the engine saw a round before, as when an agent runs its tests
+//! again), and each made new every round (`fresh`: the same call with a text the engine has
+//! not seen, see [`fresh`]), so neither the shell analyser's memo nor the engine's memory
+//! of recent decisions can answer it.
 use nso::authority::{Engine, Policy, Request};
 use serde_json::{json, Map, Value};
 use std::time::Instant;
@@ -71,7 +75,7 @@ fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
                 TIMED.with(|t| t.set(t.get() + start.elapsed().as_nanos()));
                 continue;
             }
-            Ok(d) => d.map(|d| serde_json::to_string(&d).expect("decision")),
+            Ok(d) => d.map(|d| serde_json::to_string(&d.brief()).expect("decision")),
         };
         TIMED.with(|t| t.set(t.get() + start.elapsed().as_nanos()));
         return answer;
@@ -90,10 +94,56 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
+/// `args` made new for `round`, its verdict unchanged: a comment after a command, a line
+/// after written content, a word after an edit's new text, an offset for a read. The same
+/// rule as `fresh` in bench/hook-speed.bench.mjs.
+fn fresh(tool: &str, args: &Value, round: usize) -> Value {
+    let mut args = args.clone();
+    let append = |args: &mut Value, key: &str, tail: String| {
+        if let Some(text) = args[key].as_str() {
+            args[key] = json!(format!("{text}{tail}"));
+        }
+    };
+    match tool {
+        "bash" => append(&mut args, "command", format!(" # {round}")),
+        "write" => append(&mut args, "content", format!("\n// {round}\n")),
+        "edit" => append(&mut args, "newString", format!(" // {round}")),
+        _ => args["offset"] = json!(round + 1),
+    }
+    args
+}
+
+/// p50 and p99 of each run, decided in rotation (each call made new every round when
+/// `make_fresh`).
+fn measure(preset: &str, runs: &[(String, String, Value)], make_fresh: bool) -> Vec<Value> {
+    let mut engine = Engine::new(Policy::preset(preset).expect("preset"));
+    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(ROUNDS); runs.len()];
+    for round in 0..ROUNDS + ROUNDS / 10 {
+        for (i, (_, _, request)) in runs.iter().enumerate() {
+            let mut request = request.clone();
+            if make_fresh {
+                let tool = request["tool"].as_str().unwrap_or_default().to_string();
+                request["args"] = fresh(&tool, &request["args"], round);
+            }
+            TIMED.with(|t| t.set(0));
+            std::hint::black_box(decide(&mut engine, &mut request));
+            if round >= ROUNDS / 10 {
+                times[i].push(TIMED.with(|t| t.get()) as f64 / 1000.0);
+            }
+        }
+    }
+    runs.iter()
+        .zip(times.iter_mut())
+        .map(|((name, agent, _), t)| {
+            t.sort_by(f64::total_cmp);
+            json!({ "name": name, "agent": agent, "p50": percentile(t, 50.0), "p99": percentile(t, 99.0) })
+        })
+        .collect()
+}
+
 fn main() {
     let spec: Value = serde_json::from_str(CALLS).expect("bench/hook-calls.json");
     let preset = spec["preset"].as_str().expect("preset");
-    let mut engine = Engine::new(Policy::preset(preset).expect("preset"));
     // Each call, and each refusal again as the agent it is allowed for.
     let mut runs: Vec<(String, String, Value)> = Vec::new();
     for call in spec["calls"].as_array().expect("calls") {
@@ -106,24 +156,10 @@ fn main() {
             }
         }
     }
-    let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(ROUNDS); runs.len()];
-    for round in 0..ROUNDS + ROUNDS / 10 {
-        for (i, (_, _, request)) in runs.iter().enumerate() {
-            let mut request = request.clone();
-            TIMED.with(|t| t.set(0));
-            std::hint::black_box(decide(&mut engine, &mut request));
-            if round >= ROUNDS / 10 {
-                times[i].push(TIMED.with(|t| t.get()) as f64 / 1000.0);
-            }
-        }
-    }
-    let calls: Vec<Value> = runs
-        .iter()
-        .zip(times.iter_mut())
-        .map(|((name, agent, _), t)| {
-            t.sort_by(f64::total_cmp);
-            json!({ "name": name, "agent": agent, "p50": percentile(t, 50.0), "p99": percentile(t, 99.0) })
-        })
-        .collect();
-    println!("{}", json!({ "runtime": "native", "calls": calls }));
+    let calls = measure(preset, &runs, false);
+    let fresh = measure(preset, &runs, true);
+    println!(
+        "{}",
+        json!({ "runtime": "native", "calls": calls, "fresh": fresh })
+    );
 }

@@ -51,6 +51,19 @@ test("when the holder's session ends, its claims are released", async () => {
   assert.equal(await before(b, "ses_b", "write", write("src/a.ts")), null);
 });
 
+test("a write remembered as allowed is still claimed every time: another window's claim refuses it", async () => {
+  const { a, b } = await twoWindows();
+  // The same call again and again: the policy's answer and its targets are remembered.
+  for (let i = 0; i < 3; i++) assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  await a.event({ event: { type: "session.deleted", properties: { info: { id: "ses_a" } } } });
+  for (let i = 0; i < 3; i++) assert.equal(await before(b, "ses_b", "write", write("src/a.ts")), null);
+  // Window A's next session makes the call it made before: now B holds the file.
+  await a.event(sessionCreated("ses_a2"));
+  await a["chat.params"](...chatParams("ses_a2", "build"));
+  assert.match(await before(a, "ses_a2", "write", write("src/a.ts")) ?? "", /claimed by instance/);
+  assert.match(await before(a, "ses_a2", "bash", { command: "echo x > src/a.ts" }) ?? "", /claimed by instance/);
+});
+
 test("advisory mode lets the call pass and tells the agent; off mode claims nothing", async () => {
   const { a, b } = await twoWindows({ mode: "advisory" });
   assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);

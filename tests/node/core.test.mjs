@@ -69,3 +69,28 @@ test("the shipped policy schema is the one compiled into the core", async () => 
   const top = JSON.parse(fs.readFileSync(new URL("../../schema/nso.schema.json", import.meta.url), "utf8"));
   assert.equal(top.properties.authority.$ref, "policy.schema.json");
 });
+
+test("decideCall: a lasting plain allow is true, another plain allow undefined, a decision its brief", () => {
+  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
+  nso.setDirectories("/p", "/p");
+  const call = (session, agent, tool, args) => nso.decideCall(session, agent, tool, JSON.stringify(args), undefined);
+  // The same call is allowed in any session until the policy changes.
+  assert.equal(call("s1", "dev", "bash", { command: "npm test" }), true);
+  // An unrecorded caller may read, but its decisions name its session: never lasting.
+  assert.equal(call("s1", undefined, "grep", { pattern: "x" }), undefined);
+  // A refusal: what `decide` says of verdict, rule and message, without the operations.
+  for (const n of [1, 2]) {
+    const brief = JSON.parse(call("s2", "dev", "bash", { command: "git push origin main" }));
+    const full = JSON.parse(nso.decide(JSON.stringify({ sessionId: `full${n}`, agent: "dev", tool: "bash",
+      args: { command: "git push origin main" }, directory: "/p", worktree: "/p" })));
+    assert.deepEqual(Object.keys(brief), ["verdict", "ruleId", "message"]);
+    assert.equal(brief.verdict, full.verdict);
+    assert.equal(brief.ruleId, full.ruleId);
+    // The second refusal in s2 says it repeats; `decide`'s sessions are new each time.
+    if (n === 1) assert.equal(brief.message, full.message);
+    else assert.match(brief.message, /^NSO blocked bash for @dev: .*already refused 1 time in this session/);
+    assert.ok(Array.isArray(full.operations) && full.operations.length === 1);
+  }
+  // What must be looked up first comes as before.
+  assert.deepEqual(Object.keys(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
+});

@@ -264,6 +264,35 @@ test("a folder swapped for a symlink by bash is seen at the next call", async ()
   assert.match(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }) ?? "", /outside the project/);
 });
 
+test("a remembered allow does not cross again, and does not outlive the policy that allowed it", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_dev", "dev");
+  nso.noteAgent("ses_qa", "qa");
+  const crossed = [];
+  const counting = (engine) => {
+    const decideCall = engine.decideCall.bind(engine);
+    engine.decideCall = (...args) => {
+      crossed.push(args[1]);
+      return decideCall(...args);
+    };
+  };
+  counting(nso.state.engine);
+  const run = (session, command) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command } });
+  await run("ses_dev", "npm test");
+  await run("ses_dev", "npm test");
+  await run("ses_dev", "npm test");
+  assert.deepEqual(crossed, ["dev"], "asked once, then remembered");
+  await run("ses_qa", "npm test");
+  await run("ses_dev", "npm test -- --watch=false");
+  assert.deepEqual(crossed, ["dev", "qa", "dev"], "another agent or other arguments are another call");
+  // A new policy without @dev: the remembered allow goes with the old engine.
+  for (let i = 0; i < 3; i++) await run("ses_dev", "touch src/new.ts");
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), '{"authority": {"preset": "nso"}}');
+  nso.load();
+  await assert.rejects(run("ses_dev", "touch src/new.ts"), /not an agent of this policy/);
+});
+
 test("a repeated refusal tells the agent to stop and report", async () => {
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
   const hooks = await start(dir);

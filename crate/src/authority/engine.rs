@@ -12,6 +12,7 @@ use crate::shell::Cwd;
 use super::config::Effect;
 use super::content::Change;
 use super::fast_map::FastMap;
+use super::memo::Memo;
 use super::message::{self, Action};
 use super::operation::op_action;
 use super::paths::{Location, Roots};
@@ -219,6 +220,11 @@ pub struct Engine {
     /// Every binding glob of every active machine with its literal suffix (a cheaper test
     /// first): the first test before [`StatusConfig::resolve`], on every write.
     status_globs: Vec<(String, super::Glob)>,
+    /// Recent decisions, answered again without deciding (see [`Memo`]).
+    memo: Memo,
+    /// Whether the status oracle was asked since the flag was last cleared: such a
+    /// decision is not the policy's alone, so it is not remembered.
+    oracle_asked: std::cell::Cell<bool>,
 }
 
 /// Why an operation got its verdict.
@@ -307,12 +313,15 @@ impl Engine {
             order: VecDeque::new(),
             status_oracle: None,
             status_globs: Vec::new(),
+            memo: Memo::default(),
+            oracle_asked: std::cell::Cell::new(false),
         }
     }
 
     /// Sets which project-relative paths status machines may govern (their binding globs;
     /// empty: none). Edits of such paths are checked by the [`StatusOracle`].
     pub fn set_status_scope(&mut self, globs: &[String]) {
+        self.memo.clear();
         self.status_globs = globs
             .iter()
             .filter_map(|g| {
@@ -325,6 +334,7 @@ impl Engine {
     /// Sets what checks status changes. Without one, edits of governed paths are refused
     /// (fail closed).
     pub fn set_status_oracle(&mut self, oracle: std::rc::Rc<dyn StatusOracle>) {
+        self.memo.clear();
         self.status_oracle = Some(oracle);
     }
 
@@ -355,6 +365,7 @@ impl Engine {
 
     /// Asks the oracle about a status change (fail closed without one).
     pub(super) fn status_answer(&self, query: &StatusQuery) -> StatusAnswer {
+        self.oracle_asked.set(true);
         match &self.status_oracle {
             Some(o) => o.check(query),
             None => StatusAnswer {
@@ -373,6 +384,7 @@ impl Engine {
 
     /// Replaces the policy (after `.opencode/nso.json` changed), keeping repeat counters.
     pub fn set_policy(&mut self, policy: Policy) {
+        self.memo.clear();
         self.policy = policy;
     }
 
@@ -385,22 +397,59 @@ impl Engine {
 
     /// [`Engine::decide_or_lookups`], with `None` for a plain allow (every operation allowed,
     /// no reminder, no log line: the shim has nothing to do), decided without building any
-    /// explanation. A decision that is not plain is the same as [`Engine::decide`]'s.
+    /// explanation. A decision that is not plain is the same as [`Engine::decide`]'s. A call
+    /// decided recently is answered from memory (see [`Memo`]); its repeats are counted anew.
     pub fn decide_unless_plain(&mut self, req: &Request) -> Result<Option<Decision>, Lookups> {
-        let d = {
-            let class = self.classify(req);
-            let ctxs = self.path_ctxs(req, &class);
-            let lookups = self.lookups_in(req, &class, &ctxs);
-            if !lookups.is_empty() {
-                return Err(lookups);
+        self.answer(req).0
+    }
+
+    /// [`Engine::decide_unless_plain`], and whether its answer is lasting: the same call
+    /// (agent, tool, arguments, directories and lookups, in any session) gets the same answer
+    /// until the policy or the status machines change, so a shim may remember a lasting plain
+    /// allow. Not lasting: what [`Memo`] does not remember (calls with file contents, by an
+    /// unrecorded agent, `via` an NSO tool, with large arguments) and decisions that asked
+    /// the status machines.
+    pub fn answer(&mut self, req: &Request) -> (Result<Option<Decision>, Lookups>, bool) {
+        let (remembered, hash) = self.memo.recall(req);
+        let (answer, lasting) = match remembered {
+            Some(answer) => (answer, true),
+            None => {
+                self.oracle_asked.set(false);
+                let answer = self.decide_uncounted(req);
+                let lasting = hash.is_some() && !self.oracle_asked.get();
+                // A plain allow is cheap to decide again, and the shim remembers the lasting
+                // ones itself: only decisions and lookups are kept.
+                if let (Some(hash), true, false) = (hash, lasting, matches!(answer, Ok(None))) {
+                    self.memo.keep(hash, req, &answer);
+                }
+                (answer, lasting)
             }
-            if self.plain_allow(req, &class, &ctxs) {
-                return Ok(None);
-            }
-            self.run_class(req, &class, &ctxs, &mut Trace { lines: None })
         };
         // The fast path leaves some plain allows to the full decision (a status check).
-        Ok(Some(self.count_repeats(req, d)).filter(|d| !d.is_plain()))
+        let answer = answer.map(|d| {
+            d.map(|d| self.count_repeats(req, d))
+                .filter(|d| !d.is_plain())
+        });
+        (answer, lasting)
+    }
+
+    /// [`Engine::decide_unless_plain`] before repeats are counted, never from memory.
+    fn decide_uncounted(&self, req: &Request) -> Result<Option<Decision>, Lookups> {
+        let class = self.classify(req);
+        let ctxs = self.path_ctxs(req, &class);
+        let lookups = self.lookups_in(req, &class, &ctxs);
+        if !lookups.is_empty() {
+            return Err(lookups);
+        }
+        if self.plain_allow(req, &class, &ctxs) {
+            return Ok(None);
+        }
+        Ok(Some(self.run_class(
+            req,
+            &class,
+            &ctxs,
+            &mut Trace { lines: None },
+        )))
     }
 
     /// Whether [`Engine::decide_unless_plain`] takes the call for a plain allow, with what the
@@ -1119,16 +1168,25 @@ fn push_unique(v: &mut Vec<String>, s: String) {
     }
 }
 
-/// FNV-1a over agent, tool and canonical args: identifies "the same call" for repeats.
-fn call_hash(req: &Request) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// A hash of agent, tool and canonical args: identifies "the same call" for repeats and for
+/// the memory of recent decisions (which compares the whole call too). Eight bytes at a time
+/// (multiply and rotate, as rustc's FxHash), each part closed by its length, so the hash
+/// costs little next to the decision; it needs no resistance to crafted collisions.
+pub(super) fn call_hash(req: &Request) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h: u64 = 0;
     let mut feed = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
         }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        let mut tail = [0u8; 8];
+        let rest = words.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ bytes.len() as u64).wrapping_mul(K);
     };
     feed(req.agent.as_deref().unwrap_or("").as_bytes());
     feed(req.tool.as_bytes());

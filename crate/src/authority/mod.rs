@@ -58,12 +58,14 @@
 //! by its id instead — with a narrower replacement, or `{"id": "...", "disabled": true}`.
 //! Read-only git (status, log, diff, fetch, …) is always allowed.
 
+mod brief;
 mod config;
 mod content;
 mod engine;
 mod evaluate;
 mod fast_map;
 mod glob;
+mod memo;
 mod merge;
 mod message;
 mod operation;
@@ -72,6 +74,7 @@ mod paths;
 mod policy;
 mod tools;
 
+pub use brief::Brief;
 pub use config::{
     codes, parse_raw, parse_raw_value, ConfigError, ConfigErrors, Effect, RawAgent, RawAppendOnly,
     RawDefaults, RawOp, RawOutside, RawPolicy, RawRule, RawSacred, RawTool, ToolClass,

@@ -507,19 +507,19 @@ fn prefix_folder(prefix: &str) -> String {
 fn bash_ops(command: &str) -> Vec<ToolOp<'static>> {
     let analysis = shell::analyze_memo(command);
     let mut ops = Vec::with_capacity(analysis.steps.len());
-    for step in analysis.steps {
+    for step in &analysis.steps {
         let info = StepInfo {
-            snippet: step.snippet,
-            cwd: step.cwd,
+            snippet: step.snippet.clone(),
+            cwd: step.cwd.clone(),
         };
-        let op = match step.effect {
+        let op = match &step.effect {
             Effect::File {
                 op,
                 path,
                 dynamic,
                 via,
             } => {
-                let kind = match op {
+                let kind = match *op {
                     FileOp::Write => OpKind::Write,
                     FileOp::Create => OpKind::Create,
                     FileOp::Delete => OpKind::Delete,
@@ -532,18 +532,24 @@ fn bash_ops(command: &str) -> Vec<ToolOp<'static>> {
                 } else {
                     Change::Unknown
                 };
-                let path = if dynamic { prefix_folder(&path) } else { path };
+                let path = if *dynamic {
+                    prefix_folder(path)
+                } else {
+                    path.clone()
+                };
                 ToolOp {
                     kind,
                     target: Target::Path(Cow::Owned(path)),
                     change,
                     step: Some(info),
-                    dynamic,
+                    dynamic: *dynamic,
                 }
             }
             Effect::Git { op, subcommand } => ToolOp {
-                kind: OpKind::Git(op),
-                target: Target::Git { subcommand },
+                kind: OpKind::Git(*op),
+                target: Target::Git {
+                    subcommand: subcommand.clone(),
+                },
                 change: Change::None,
                 step: Some(info),
                 dynamic: false,
@@ -551,8 +557,8 @@ fn bash_ops(command: &str) -> Vec<ToolOp<'static>> {
             Effect::Opaque { reason, detail } => ToolOp {
                 kind: OpKind::Opaque,
                 target: Target::Opaque {
-                    reason: Some(reason),
-                    detail,
+                    reason: Some(*reason),
+                    detail: detail.clone(),
                 },
                 change: Change::Unknown,
                 step: Some(info),

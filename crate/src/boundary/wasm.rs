@@ -152,7 +152,11 @@ impl Nso {
     /// [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
     /// arguments: the tool's arguments as JSON, and the lookups answered so far
     /// (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-    /// the directories are those of [`Nso::set_directories`]. Same answers as `decide`.
+    /// the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
+    /// decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
+    /// unclassified?}`): what a hook acts on, without the operations; and a plain allow that
+    /// lasts (the same call, in any session, is allowed until the policy changes: see
+    /// `Engine::answer`) as `true`, so the shim may remember it for this instance.
     #[wasm_bindgen(js_name = decideCall)]
     pub fn decide_call(
         &mut self,
@@ -161,7 +165,7 @@ impl Nso {
         tool: &str,
         args_json: &str,
         lookups_json: Option<String>,
-    ) -> Result<Option<String>, JsValue> {
+    ) -> Result<JsValue, JsValue> {
         // The lookups have the request's own field names: parsed as a request, the rest
         // is filled in.
         let mut request = match lookups_json {
@@ -176,7 +180,7 @@ impl Nso {
         request.via = None;
         request.directory.clone_from(&self.directories.0);
         request.worktree.clone_from(&self.directories.1);
-        self.decide_request(&request)
+        self.decide_brief(&request)
     }
 
     /// What the shim must look up for this call before deciding (`{resolve, content,
@@ -222,9 +226,28 @@ impl Nso {
         match self.engine.decide_unless_plain(request) {
             Ok(None) => Ok(None),
             Ok(Some(decision)) => json(&decision).map(Some),
-            Err(need) => json(&serde_json::json!({ "need": need })).map(Some),
+            Err(need) => json(&Need { need: &need }).map(Some),
         }
     }
+
+    /// `decideCall`'s answer: as [`Nso::decide_request`], but a decision crosses as its
+    /// [`authority::Brief`], the part a hook acts on, and a lasting plain allow (see
+    /// [`authority::Engine::answer`]) as `true`.
+    fn decide_brief(&mut self, request: &authority::Request) -> Result<JsValue, JsValue> {
+        let text = match self.engine.answer(request) {
+            (Ok(None), true) => return Ok(JsValue::TRUE),
+            (Ok(None), false) => return Ok(JsValue::UNDEFINED),
+            (Ok(Some(decision)), _) => json(&decision.brief())?,
+            (Err(need), _) => json(&Need { need: &need })?,
+        };
+        Ok(JsValue::from_str(&text))
+    }
+}
+
+/// What the shim must look up before the core can decide: `{"need": {resolve, content, exists}}`.
+#[derive(Serialize)]
+struct Need<'a> {
+    need: &'a authority::Lookups,
 }
 
 /// A status checker implemented in JS (see [`Nso::set_status_checker`]). Any failure is a

@@ -224,28 +224,64 @@ mod tests {
             r#"{"steps":[{"snippet":"rm x","cwd":{"kind":"dir","path":"s"},"effect":{"type":"file","op":"delete","path":"x","dynamic":false,"via":"rm"}}]}"#
         );
     }
-}
 
-thread_local! {
-    static LAST: std::cell::RefCell<Option<(String, Analysis)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// [`analyze`], remembering the last command. The engine sees the same command twice in a
-/// row whenever it must first ask the shim where the paths the command writes really are;
-/// a copy of the remembered analysis is far cheaper than parsing again.
-pub fn analyze_memo(command: &str) -> Analysis {
-    LAST.with(|cell| {
-        let Ok(mut slot) = cell.try_borrow_mut() else {
-            return analyze(command);
-        };
-        if let Some((last, analysis)) = slot.as_ref() {
-            if last == command {
-                return analysis.clone();
+    #[test]
+    fn the_memo_gives_what_analysis_gives() {
+        // More commands than the memo holds, visited twice in a mixed order: every answer,
+        // remembered, evicted or new, is the command's own analysis.
+        let commands: Vec<String> = (0..super::MEMO_ENTRIES + 8)
+            .map(|i| format!("cd d{i} && echo {i} > f{i}; git push origin b{i}"))
+            .collect();
+        for round in 0..2 {
+            for (i, c) in commands.iter().enumerate() {
+                let c = if (i + round) % 3 == 0 {
+                    &commands[0]
+                } else {
+                    c
+                };
+                assert_eq!(*analyze_memo(c), analyze(c), "{c}");
             }
         }
-        let analysis = analyze(command);
-        *slot = Some((command.to_string(), analysis.clone()));
+        let long = format!("echo {} > x", "y".repeat(super::MEMO_MAX_COMMAND));
+        assert_eq!(*analyze_memo(&long), analyze(&long));
+    }
+}
+
+use std::rc::Rc;
+
+/// How many recent commands [`analyze_memo`] remembers, and the longest it keeps.
+const MEMO_ENTRIES: usize = 32;
+const MEMO_MAX_COMMAND: usize = 4096;
+
+thread_local! {
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(String, Rc<Analysis>)>> =
+        const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
+}
+
+/// [`analyze`], remembering the analyses of the last [`MEMO_ENTRIES`] commands (the most
+/// recently used first). The engine sees a command twice in a row whenever it must first ask
+/// the shim where the paths it writes really are, and agents run the same few commands again
+/// and again (`npm test`, `git status`); an analysis depends on nothing but the command's
+/// text, so it is shared, not parsed again.
+pub fn analyze_memo(command: &str) -> Rc<Analysis> {
+    if command.len() > MEMO_MAX_COMMAND {
+        return Rc::new(analyze(command));
+    }
+    RECENT.with(|cell| {
+        let Ok(mut recent) = cell.try_borrow_mut() else {
+            return Rc::new(analyze(command));
+        };
+        let found = recent.iter().position(|(c, _)| c == command);
+        if let Some(hit) = found.and_then(|i| recent.remove(i)) {
+            let analysis = Rc::clone(&hit.1);
+            recent.push_front(hit);
+            return analysis;
+        }
+        let analysis = Rc::new(analyze(command));
+        if recent.len() == MEMO_ENTRIES {
+            recent.pop_back();
+        }
+        recent.push_front((command.to_string(), Rc::clone(&analysis)));
         analysis
     })
 }
