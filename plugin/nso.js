@@ -319,10 +319,15 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
    * lasting plain allow of the same call (decision.js askCore), as pure as its decision.
    */
   function writeTargets(request) {
-    const known = request.lastingKey && state.lasting.get(request.lastingKey);
+    const key = request.lastingKey;
+    const known = key && state.lasting.get(key);
     if (known) return known;
-    const targets = JSON.parse(withEngine((e) => e.writeTargets(JSON.stringify(request))));
-    if (request.lastingKey && state.lasting.has(request.lastingKey)) state.lasting.set(request.lastingKey, targets);
+    // The call as the core reads it, without the shim's own key (at the top level only).
+    const json = JSON.stringify(request, function (name, value) {
+      return this === request && name === "lastingKey" ? undefined : value;
+    });
+    const targets = JSON.parse(withEngine((e) => e.writeTargets(json)));
+    if (key && state.lasting.has(key)) state.lasting.set(key, targets);
     return targets;
   }
 

@@ -16,6 +16,7 @@ pub mod config;
 pub mod continuity;
 pub mod contracts;
 pub mod documents;
+pub mod hashing;
 pub mod hosts;
 pub mod routing;
 pub mod session;

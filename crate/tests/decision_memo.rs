@@ -8,21 +8,6 @@ mod common;
 use common::*;
 use nso::authority::{Engine, Policy, Request};
 
-/// The commands of `shell_corpus.tsv` and `bash_policy_cases.tsv`.
-fn commands() -> Vec<String> {
-    let corpus = include_str!("shell_corpus.tsv")
-        .lines()
-        .filter(|l| l.contains('\t'))
-        .filter_map(|l| l.split('\t').next())
-        .map(|c| c.replace('↵', "\n").replace('⇥', "\t"));
-    let cases = include_str!("bash_policy_cases.tsv")
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split('\t').nth(1))
-        .map(|c| c.replace("\\n", "\n").replace("\\t", "\t"));
-    corpus.chain(cases).collect()
-}
-
 /// `r` with every lookup the engine asks for answered, as the shim's second round sends it.
 fn answered(e: &Engine, mut r: Request) -> Request {
     let need = e.lookups(&r);
@@ -61,7 +46,7 @@ fn answers_from_memory_are_the_decisions_on_every_corpus_command() {
         ("nso", &["build", "janitor", "plan"][..]),
     ] {
         let (mut memo, mut reference) = (engine(preset), engine(preset));
-        for command in commands() {
+        for command in corpus_commands() {
             for agent in agents {
                 let r = answered(&memo, bash(agent, &command));
                 refused += same_answers(&mut memo, &mut reference, &r);

@@ -8,22 +8,6 @@ mod common;
 use common::*;
 use nso::authority::Engine;
 
-/// The commands of `shell_corpus.tsv` and `bash_policy_cases.tsv`.
-fn commands() -> Vec<String> {
-    let corpus = include_str!("shell_corpus.tsv")
-        .lines()
-        // Cases have TAB-separated columns; comment lines have none.
-        .filter(|l| l.contains('\t'))
-        .filter_map(|l| l.split('\t').next())
-        .map(|c| c.replace('↵', "\n").replace('⇥', "\t"));
-    let cases = include_str!("bash_policy_cases.tsv")
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split('\t').nth(1))
-        .map(|c| c.replace("\\n", "\n").replace("\\t", "\t"));
-    corpus.chain(cases).collect()
-}
-
 /// Checks one request as it first arrives, then with every lookup the engine asks for
 /// answered (real paths as given, files present), as the shim's second round sends it.
 fn check_both(e: &mut Engine, mut r: nso::authority::Request) -> bool {
@@ -54,7 +38,7 @@ fn fast_path_agrees_on_every_corpus_command() {
         ("nso", &["build", "janitor", "plan", "explore"][..]),
     ] {
         let mut e = engine(preset);
-        for command in commands() {
+        for command in corpus_commands() {
             for agent in agents {
                 total += 1;
                 if check_both(&mut e, bash(agent, &command)) {

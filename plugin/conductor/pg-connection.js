@@ -150,10 +150,21 @@ export function storeError(error, target) {
   return Object.assign(conductorError("conductor_store", `${where} cannot be used (${error?.code ? `${error.code}: ` : ""}${text})`, fix), { kind, cause: error });
 }
 
-/** A pool whose idle connections' errors (a server restart) are noted, never thrown. */
+const ignore = () => {};
+
+/**
+ * A pool whose connections' errors (a server restart) are never thrown at the process. pg-pool
+ * listens for them only while a connection is idle; a connection in use, or one being closed
+ * after it broke, emits 'error' too (a server shutting down sends its reason as it goes, even
+ * in the very packet that completed the connection), and without a listener that would end
+ * the process. So each connection gets one for good, from the moment pg-pool hands it out
+ * (its 'connect' event, synchronous); the query in flight fails with the same error, and a
+ * broken connection is not reused.
+ */
 export function createPool(settings, env) {
   const pool = new pg.Pool(poolConfig(settings, env));
-  pool.on("error", () => {}); // the broken connection leaves the pool; the next checkout reconnects
+  pool.on("error", ignore); // the broken connection leaves the pool; the next checkout reconnects
+  pool.on("connect", (client) => client.on("error", ignore));
   return pool;
 }
 

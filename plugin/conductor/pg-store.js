@@ -48,7 +48,6 @@ export function pathMapping(root, repository) {
 }
 
 const ROW_GONE = Symbol("row gone");
-const ignore = () => {};
 
 /**
  * A PostgreSQL store for `settings` (`conductor.store` of the config: url/host/..., schema,
@@ -69,14 +68,11 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
   const getPool = () => (pool ??= createPool(settings, env));
 
   /**
-   * A pooled client on a migrated database; a failed migration is tried again next time. A
-   * checked-out client whose connection breaks emits 'error' (pg-pool listens only while it
-   * is idle): without a listener that would end the process, so one is attached until it
-   * goes back (the query in flight fails with the same error).
+   * A pooled client on a migrated database; a failed migration is tried again next time.
+   * (Its connection's errors are never thrown: see createPool.)
    */
   async function connect() {
     const client = await getPool().connect();
-    client.on("error", ignore);
     try {
       migrated ??= migrate(client, { schema: settings.schema ?? "public", namespace }).catch((error) => {
         migrated = null;
@@ -85,14 +81,9 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       await migrated;
       return client;
     } catch (error) {
-      release(client, true);
+      client.release(true);
       throw error;
     }
-  }
-
-  function release(client, broken) {
-    client.off("error", ignore);
-    client.release(broken);
   }
 
   /** Runs `fn(client)` on a connection; a connection that failed is not reused. */
@@ -110,7 +101,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       broken = true;
       throw error.code === "conductor_core" || error === ROW_GONE ? error : storeError(error, target);
     } finally {
-      release(client, broken);
+      client.release(broken);
     }
   }
 

@@ -1169,30 +1169,15 @@ fn push_unique(v: &mut Vec<String>, s: String) {
 }
 
 /// A hash of agent, tool and canonical args: identifies "the same call" for repeats and for
-/// the memory of recent decisions (which compares the whole call too). Eight bytes at a time
-/// (multiply and rotate, as rustc's FxHash), each part closed by its length, so the hash
-/// costs little next to the decision; it needs no resistance to crafted collisions.
+/// the memory of recent decisions (which compares the whole call too).
 pub(super) fn call_hash(req: &Request) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut h: u64 = 0;
-    let mut feed = |bytes: &[u8]| {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        }
-        let mut tail = [0u8; 8];
-        let rest = words.remainder();
-        tail[..rest.len()].copy_from_slice(rest);
-        h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
-        h = (h.rotate_left(5) ^ bytes.len() as u64).wrapping_mul(K);
-    };
+    let mut h = crate::hashing::WordHash::default();
+    let mut feed = |bytes: &[u8]| h.feed(bytes);
     feed(req.agent.as_deref().unwrap_or("").as_bytes());
     feed(req.tool.as_bytes());
     feed(req.via.as_deref().unwrap_or("").as_bytes());
     feed_value(&mut feed, &req.args);
-    h
+    h.value()
 }
 
 /// Feeds a JSON value to the hash as its canonical text would, without writing that text:

@@ -254,7 +254,7 @@ const MEMO_ENTRIES: usize = 32;
 const MEMO_MAX_COMMAND: usize = 4096;
 
 thread_local! {
-    static RECENT: std::cell::RefCell<std::collections::VecDeque<(String, Rc<Analysis>)>> =
+    static RECENT: std::cell::RefCell<std::collections::VecDeque<(u64, String, Rc<Analysis>)>> =
         const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 
@@ -271,9 +271,14 @@ pub fn analyze_memo(command: &str) -> Rc<Analysis> {
         let Ok(mut recent) = cell.try_borrow_mut() else {
             return Rc::new(analyze(command));
         };
-        let found = recent.iter().position(|(c, _)| c == command);
+        // The hash first: comparing the texts of commands that share a long prefix costs
+        // more than analysing a short one.
+        let hash = crate::hashing::WordHash::of(command.as_bytes());
+        let found = recent
+            .iter()
+            .position(|(h, c, _)| *h == hash && c == command);
         if let Some(hit) = found.and_then(|i| recent.remove(i)) {
-            let analysis = Rc::clone(&hit.1);
+            let analysis = Rc::clone(&hit.2);
             recent.push_front(hit);
             return analysis;
         }
@@ -281,7 +286,7 @@ pub fn analyze_memo(command: &str) -> Rc<Analysis> {
         if recent.len() == MEMO_ENTRIES {
             recent.pop_back();
         }
-        recent.push_front((command.to_string(), Rc::clone(&analysis)));
+        recent.push_front((hash, command.to_string(), Rc::clone(&analysis)));
         analysis
     })
 }

@@ -6,6 +6,22 @@ use serde_json::{json, Value};
 
 pub const WT: &str = "/work/proj";
 
+/// The commands of `shell_corpus.tsv` and `bash_policy_cases.tsv`.
+pub fn corpus_commands() -> Vec<String> {
+    let corpus = include_str!("../shell_corpus.tsv")
+        .lines()
+        // Cases have TAB-separated columns; comment lines have none.
+        .filter(|l| l.contains('\t'))
+        .filter_map(|l| l.split('\t').next())
+        .map(|c| c.replace('↵', "\n").replace('⇥', "\t"));
+    let cases = include_str!("../bash_policy_cases.tsv")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| l.split('\t').nth(1))
+        .map(|c| c.replace("\\n", "\n").replace("\\t", "\t"));
+    corpus.chain(cases).collect()
+}
+
 pub fn engine(preset: &str) -> Engine {
     Engine::new(Policy::preset(preset).expect("preset compiles"))
 }
