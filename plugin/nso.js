@@ -299,6 +299,10 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       : told.then((text) => claimWrites(input, agent, request, text ?? ""));
   }
 
+  /**
+   * The rest of {@link claimTargets} once the notices `told` are known: the call's write
+   * targets claimed for its session (a read claims nothing). Undefined when settled at once.
+   */
   function claimWrites({ tool, sessionID, callID }, agent, request, told) {
     if (told) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), told]);
     if (READ_TOOLS.has(tool)) return undefined;
