@@ -435,21 +435,27 @@ impl Engine {
 
     /// [`Engine::decide_unless_plain`] before repeats are counted, never from memory.
     fn decide_uncounted(&self, req: &Request) -> Result<Option<Decision>, Lookups> {
+        self.with_lookups_answered(req, |class, ctxs| {
+            (!self.plain_allow(req, class, ctxs))
+                .then(|| self.run_class(req, class, ctxs, &mut Trace { lines: None }))
+        })
+    }
+
+    /// `decide(classification, path contexts)` for `req`, unless the shim must look something
+    /// up first: then the lookups. One classification of the call serves both, so the hot
+    /// path analyses a bash command once.
+    fn with_lookups_answered<T>(
+        &self,
+        req: &Request,
+        decide: impl FnOnce(&Classification, &[Option<PathCtx>]) -> T,
+    ) -> Result<T, Lookups> {
         let class = self.classify(req);
         let ctxs = self.path_ctxs(req, &class);
         let lookups = self.lookups_in(req, &class, &ctxs);
         if !lookups.is_empty() {
             return Err(lookups);
         }
-        if self.plain_allow(req, &class, &ctxs) {
-            return Ok(None);
-        }
-        Ok(Some(self.run_class(
-            req,
-            &class,
-            &ctxs,
-            &mut Trace { lines: None },
-        )))
+        Ok(decide(&class, &ctxs))
     }
 
     /// Whether [`Engine::decide_unless_plain`] takes the call for a plain allow, with what the
@@ -460,18 +466,11 @@ impl Engine {
     }
 
     /// [`Engine::decide`], unless the shim must look something up first: then the
-    /// lookups (as [`Engine::lookups`]). One classification of the call serves both, so the
-    /// hot path analyses a bash command once.
+    /// lookups (as [`Engine::lookups`]).
     pub fn decide_or_lookups(&mut self, req: &Request) -> Result<Decision, Lookups> {
-        let d = {
-            let class = self.classify(req);
-            let ctxs = self.path_ctxs(req, &class);
-            let lookups = self.lookups_in(req, &class, &ctxs);
-            if !lookups.is_empty() {
-                return Err(lookups);
-            }
-            self.run_class(req, &class, &ctxs, &mut Trace { lines: None })
-        };
+        let d = self.with_lookups_answered(req, |class, ctxs| {
+            self.run_class(req, class, ctxs, &mut Trace { lines: None })
+        })?;
         Ok(self.count_repeats(req, d))
     }
 
