@@ -66,6 +66,13 @@ export class Nso {
      */
     constructor(config_file: string, config_text?: string | null);
     /**
+     * Counts one more refusal, in `session`, of a call the shim remembers as refused:
+     * `key` is the `again` of its first brief (see `authority::Brief::again`). What its
+     * message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
+     * time in this session.
+     */
+    refusedAgain(session_id: string, key: number): string | undefined;
+    /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      */

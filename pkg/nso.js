@@ -282,6 +282,27 @@ class Nso {
         return this;
     }
     /**
+     * Counts one more refusal, in `session`, of a call the shim remembers as refused:
+     * `key` is the `again` of its first brief (see `authority::Brief::again`). What its
+     * message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
+     * time in this session.
+     * @param {string} session_id
+     * @param {number} key
+     * @returns {string | undefined}
+     */
+    refusedAgain(session_id, key) {
+        const val2 = +key;
+        const ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.nso_refusedAgain(this.__wbg_ptr, ptr0, len0, val2);
+        let v3;
+        if (ret[0] !== 0) {
+            v3 = getStringFromWasm0(ret[0], ret[1]);
+            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        }
+        return v3;
+    }
+    /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      * @param {any} files

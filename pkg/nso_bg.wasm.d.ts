@@ -19,6 +19,7 @@ export const nso_lookups: (a: number, b: number, c: number) => [number, number, 
 export const nso_markerText: (a: number, b: number, c: number, d: number, e: number, f: any) => [number, number, number, number];
 export const nso_movesAs: (a: number, b: number, c: number) => [number, number];
 export const nso_new: (a: number, b: number, c: number, d: number) => [number, number, number];
+export const nso_refusedAgain: (a: number, b: number, c: number, d: number) => [number, number];
 export const nso_sessionSummary: (a: number, b: any) => [number, number, number];
 export const nso_setDirectories: (a: number, b: number, c: number, d: number, e: number) => void;
 export const nso_setStatusChecker: (a: number, b: any) => void;

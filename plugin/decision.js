@@ -4,7 +4,6 @@
 import { callTarget } from "./activity.js";
 import { boundArgs } from "./bounds.js";
 import { cachedPathInfo, gatherLookups } from "./files.js";
-import { stamp } from "./logs.js";
 
 /** Tools that only read; everything else is write-class and fails closed when NSO is down. */
 export const READ_TOOLS = new Set([
@@ -17,7 +16,13 @@ const MAX_LOOKUP_ROUNDS = 3;
 
 /** The error a host adapter throws (or reports) to refuse a call; its message is NSO's. */
 export function blockError(message) {
+  // A refusal is not a fault: its stack says nothing, and capturing one cost a hook more
+  // than the decision did (hosts read the message). Without frames, Bun leaves `stack`
+  // undefined; setting it costs as much as capturing it.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   const error = new Error(message);
+  Error.stackTraceLimit = limit;
   error.name = "NSOBlock";
   return error;
 }
@@ -61,19 +66,20 @@ export function lookupsJson({ resolved, contents, oversized, exists }) {
   return undefined;
 }
 
-/** How many lasting plain allows an instance remembers before it starts again. */
+/** How many lasting answers (plain allows and refusals) an instance remembers before it starts again. */
 const LASTING_MAX = 512;
-
 /**
  * The answer of `engine` (an `Nso` whose directories are `directory` and `worktree`) to
- * `request`: a call in those directories crosses in parts (its arguments and lookups, see
- * `Nso.decideCall`), so a plain allow encodes and parses no more than its arguments; any
- * other (an NSO tool's write `via`) crosses whole. `lasting` (a Map, one per engine: a new
- * policy is a new engine) remembers the calls the core called lasting plain allows (the same
- * call, in any session, is allowed until the policy changes): asked again, they do not cross.
- * A call is its arguments and lookups as JSON, its tool and its agent; a lasting allow's key
- * is left in `request.lastingKey`, under which the host may keep what else is as pure (its
- * write targets).
+ * `request`: undefined for a plain allow, else the reply (a decision's brief, or what the core
+ * needs looked up first). A call in those directories crosses in parts (its arguments and
+ * lookups, see `Nso.decideCall`), so a plain allow encodes and parses no more than its
+ * arguments; any other (an NSO tool's write `via`) crosses whole. `lasting` (a Map, one per
+ * engine: a new policy is a new engine) remembers the answers the core called lasting (the
+ * same call, in any session, gets the same answer until the policy changes): asked again, a
+ * plain allow does not cross, and a refusal crosses only to be counted (`Nso.refusedAgain`:
+ * its repeats are counted per session, and its message says so). A call is its arguments and
+ * lookups as JSON, its tool and its agent; a lasting allow's key is left in
+ * `request.lastingKey`, under which the host may keep what else is as pure (its write targets).
  */
 export function askCore(engine, request, directory, worktree, lasting) {
   const r = request;
@@ -82,23 +88,42 @@ export function askCore(engine, request, directory, worktree, lasting) {
   const lookups = lookupsJson(r);
   // JSON has no raw NUL, and the tool's length ends the tool, so no two calls share a key.
   const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent ?? ""}`;
-  if (key && lasting.has(key)) {
+  const known = key ? lasting.get(key) : undefined;
+  if (known?.refused) return refusedAgain(engine, r.sessionId ?? "", known);
+  if (known !== undefined) {
     r.lastingKey = key;
     return undefined;
   }
-  const json = engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, args, lookups);
-  if (json !== true) return json;
-  if (key) {
-    if (lasting.size >= LASTING_MAX) lasting.clear();
-    lasting.set(key, null);
-    r.lastingKey = key;
+  const answer = engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, args, lookups);
+  if (answer === undefined) return undefined;
+  if (answer === true) {
+    if (key) {
+      remember(lasting, key, null);
+      r.lastingKey = key;
+    }
+    return undefined;
   }
-  return undefined;
+  const reply = JSON.parse(answer);
+  if (reply.again === undefined) return reply;
+  const { again, ...refused } = reply;
+  if (key) remember(lasting, key, { refused, again });
+  return refused;
+}
+
+function remember(lasting, key, value) {
+  if (lasting.size >= LASTING_MAX) lasting.clear();
+  lasting.set(key, value);
+}
+
+/** A remembered refusal (`{refused, again}`, see {@link askCore}), counted again in `session`. */
+function refusedAgain(engine, session, { refused, again }) {
+  const note = engine.refusedAgain(session, again);
+  return note === undefined ? { ...refused } : { ...refused, message: `${refused.message ?? ""}${note}` };
 }
 
 /**
- * Asks the core (`ask(request)` returns its JSON reply, or undefined for a plain allow; the
- * request as JSON for `Nso.decide`, or in parts for `Nso.decideCall`, see {@link askCore}),
+ * Asks the core (`ask(request)` returns its reply, as JSON or parsed, or undefined for a plain
+ * allow; the request as JSON for `Nso.decide`, or in parts for `Nso.decideCall`, see {@link askCore}),
  * answering what it needs to know first. Returns the decision, or undefined for a plain allow;
  * a core that keeps asking is a refusal (fail closed). Texts larger than
  * `contentBytes` do not cross (bounds.js). `lookups` answers what the core asks for (default:
@@ -111,9 +136,9 @@ export function decideWithLookups(ask, request, contentBytes, lookups = DISK_LOO
   request.exists = {};
   preResolve(request, request.directory, lookups.pathInfo);
   for (let round = 0; round < MAX_LOOKUP_ROUNDS; round++) {
-    const json = ask(request);
-    if (json === undefined) return undefined;
-    const reply = JSON.parse(json);
+    const answer = ask(request);
+    if (answer === undefined) return undefined;
+    const reply = typeof answer === "string" ? JSON.parse(answer) : answer;
     if (!reply.need) return reply;
     lookups.gather(request, reply.need, contentBytes);
   }
@@ -131,14 +156,15 @@ export function decisionLogLines(decision, tool, agent, time) {
 
 /**
  * Logs a decision on `request`: its `nso.log` lines (the call named `tool`), and, when audit
- * mode let it through, what `audit.jsonl` keeps of it. The lines are written off the call's
- * path (logs.js).
+ * mode let it through, what `audit.jsonl` keeps of it. The lines are formatted and written
+ * off the call's path (logs.js): `decision` must not change afterwards.
  */
 export function logDecision(logs, decision, request, tool = request.tool) {
-  const time = stamp();
-  for (const line of decisionLogLines(decision, tool, request.agent, time)) logs.decision(line);
+  const at = Date.now();
+  const { agent } = request;
+  logs.decision(() => decisionLogLines(decision, tool, agent, new Date(at).toISOString()).join("\n"));
   if (decision.verdict === "audit") {
-    logs.audit({ t: time, session: request.sessionId ?? null, agent: request.agent ?? null, tool: request.tool,
+    logs.audit({ t: new Date(at).toISOString(), session: request.sessionId ?? null, agent: agent ?? null, tool: request.tool,
       rule: decision.ruleId, target: callTarget(request.args), message: decision.message ?? null });
   }
 }

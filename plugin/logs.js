@@ -49,18 +49,41 @@ export function createLogs(root, logDir = () => undefined, { flushMs = FLUSH_MS 
   const pending = new Map(); // folder -> name -> text waiting
   let timer = null;
 
-  /** Appends `line` (a newline is added when missing) to the log `name`, by the next flush. */
+  /**
+   * Appends `line` (a newline is added when missing) to the log `name`, by the next flush.
+   * `line` may be a function that gives the text at the flush, so formatting waits too
+   * (what it reads must not change afterwards).
+   */
   function append(name, line) {
     const dir = name === "plugin_alive.log" ? INIT_DIR : logDir() ?? INIT_DIR;
     let files = pending.get(dir);
     if (!files) pending.set(dir, (files = new Map()));
-    files.set(name, (files.get(name) ?? "") + (line.endsWith("\n") ? line : line + "\n"));
+    const lines = files.get(name);
+    if (lines) lines.push(line);
+    else files.set(name, [line]);
     if (!timer) {
       unflushed.add(self);
       hookExit();
       timer = setTimeout(flush, flushMs);
       timer.unref?.();
     }
+  }
+
+  /** The text of waiting lines (a line that cannot be formatted is reported in its place). */
+  function textOf(lines) {
+    let text = "";
+    for (const item of lines) {
+      let line = item;
+      if (typeof item === "function") {
+        try {
+          line = String(item());
+        } catch (error) {
+          line = `${stamp()} NSO could not format a log line: ${error.message}`;
+        }
+      }
+      text += line.endsWith("\n") ? line : `${line}\n`;
+    }
+    return text;
   }
 
   /** Writes every line waiting in memory (each log in the order its lines came). */
@@ -71,11 +94,11 @@ export function createLogs(root, logDir = () => undefined, { flushMs = FLUSH_MS 
     const batch = [...pending];
     pending.clear();
     for (const [dir, files] of batch) {
-      for (const [name, text] of files) {
+      for (const [name, lines] of files) {
         try {
           const folder = path.join(root, dir);
           fs.mkdirSync(folder, { recursive: true });
-          fs.appendFileSync(path.join(folder, name), text);
+          fs.appendFileSync(path.join(folder, name), textOf(lines));
         } catch (error) {
           console.error(`[nso] cannot write ${name}: ${error.message}`);
         }
@@ -86,7 +109,7 @@ export function createLogs(root, logDir = () => undefined, { flushMs = FLUSH_MS 
   const self = {
     append,
     flush,
-    /** A line in `nso.log`, NSO's decisions. */
+    /** A line in `nso.log`, NSO's decisions (or a function giving it, see `append`). */
     decision: (line) => append("nso.log", line),
     /**
      * A JSON line in `audit.jsonl`: a call audit mode let through that would have been refused

@@ -83,7 +83,9 @@ test("decideCall: a lasting plain allow is true, another plain allow undefined, 
     const brief = JSON.parse(call("s2", "dev", "bash", { command: "git push origin main" }));
     const full = JSON.parse(nso.decide(JSON.stringify({ sessionId: `full${n}`, agent: "dev", tool: "bash",
       args: { command: "git push origin main" }, directory: "/p", worktree: "/p" })));
-    assert.deepEqual(Object.keys(brief), ["verdict", "ruleId", "message"]);
+    // The first refusal of a lasting call in its session carries the key of its repeats.
+    assert.deepEqual(Object.keys(brief), ["verdict", "ruleId", "message", ...(n === 1 ? ["again"] : [])]);
+    if (n === 1) assert.ok(Number.isSafeInteger(brief.again), `${brief.again}`);
     assert.equal(brief.verdict, full.verdict);
     assert.equal(brief.ruleId, full.ruleId);
     // The second refusal in s2 says it repeats; `decide`'s sessions are new each time.
@@ -93,4 +95,21 @@ test("decideCall: a lasting plain allow is true, another plain allow undefined, 
   }
   // What must be looked up first comes as before.
   assert.deepEqual(Object.keys(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
+});
+
+test("refusedAgain counts a remembered refusal as deciding it again would, and gives its repeat note", () => {
+  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
+  nso.setDirectories("/p", "/p");
+  const push = (session) => JSON.parse(nso.decideCall(session, "dev", "bash", JSON.stringify({ command: "git push origin main" }), undefined));
+  const { again } = push("s1");
+  assert.equal(nso.refusedAgain("s1", again), " This exact call was already refused 1 time in this session: stop retrying, and report the block to your caller.");
+  assert.match(nso.refusedAgain("s1", again), /^ This exact call was already refused 2 times in this session/);
+  assert.equal(nso.refusedAgain("s2", again), undefined, "counted per session: the first in s2");
+  // The core counts the same: its next decision in s1 is the fourth refusal.
+  assert.match(push("s1").message, /already refused 3 times in this session/);
+  assert.equal(push("s2").again, undefined, "not the first in s2 any more: no key");
+  // Not lasting (an unrecorded agent's refusal names its session): no key.
+  const unknown = JSON.parse(nso.decideCall("s3", undefined, "bash", JSON.stringify({ command: "git push origin main" }), undefined));
+  assert.equal(unknown.verdict, "block");
+  assert.equal(unknown.again, undefined);
 });

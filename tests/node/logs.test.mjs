@@ -48,6 +48,22 @@ test("a line waits in memory until a flush, each log keeping its lines in order"
   assert.equal(onDisk(dir), "one\ntwo\nthree\n", "appended, not rewritten");
 });
 
+test("a line given as a function is formatted at the flush, in its place; one that throws is reported there", () => {
+  const dir = makeProject();
+  const logs = createLogs(dir);
+  let formatted = 0;
+  logs.decision("one");
+  logs.decision(() => (formatted++, "two\nthree"));
+  logs.decision(() => {
+    throw new Error("no text");
+  });
+  logs.decision("four");
+  assert.equal(formatted, 0, "not formatted inside the call");
+  logs.flush();
+  assert.equal(formatted, 1);
+  assert.match(onDisk(dir), /^one\ntwo\nthree\n\S+ NSO could not format a log line: no text\nfour\n$/);
+});
+
 test("the host's dispose writes the refusal's line", async () => {
   const dir = kordProject();
   const hooks = await plugin.server({ directory: dir, worktree: dir });

@@ -85,7 +85,15 @@ test("decision helpers: log lines, the not-enforcing text, the refusal error", (
   const lines = decisionLogLines({ verdict: "soft", ruleId: "kord.x", notices: ["a", "b"], log: ["extra"] }, "bash", undefined, "T");
   assert.deepEqual(lines, ["T soft bash @? kord.x reminder: a | b", "T extra"]);
   assert.match(notEnforcingText({ message: "bad.", fix: "fix it." }), /^NSO is not enforcing its rules: bad\. .*fail closed\)\. Fix: fix it\.$/);
-  assert.equal(blockError("no").name, "NSOBlock");
+  const limit = Error.stackTraceLimit;
+  const refusal = blockError("NSO blocked bash for @dev: no.\nSecond line.");
+  assert.ok(refusal instanceof Error);
+  assert.equal(refusal.name, "NSOBlock");
+  assert.equal(refusal.message, "NSO blocked bash for @dev: no.\nSecond line.");
+  // No frames captured, and other errors keep theirs.
+  assert.doesNotMatch(refusal.stack ?? "", /\n\s+at /);
+  assert.equal(Error.stackTraceLimit, limit);
+  assert.match(new Error("x").stack, /\n\s+at /);
 });
 
 test("routing helpers: who wrote a message, and the note for the agent", () => {

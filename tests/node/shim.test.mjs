@@ -293,6 +293,54 @@ test("a remembered allow does not cross again, and does not outlive the policy t
   await assert.rejects(run("ses_dev", "touch src/new.ts"), /not an agent of this policy/);
 });
 
+test("a remembered refusal crosses only to be counted: its repeats per session, its log line and record each time", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_a", "dev");
+  nso.noteAgent("ses_b", "dev");
+  const decided = [];
+  const counted = [];
+  const engine = nso.state.engine;
+  const { decideCall, refusedAgain } = engine;
+  engine.decideCall = (...args) => (decided.push(args[0]), decideCall.apply(engine, args));
+  engine.refusedAgain = (...args) => (counted.push(args[0]), refusedAgain.apply(engine, args));
+  const push = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } })
+    .then(() => assert.fail("not refused"), (error) => error.message);
+  const first = await push("ses_a");
+  assert.doesNotMatch(first, /already refused/);
+  assert.match(await push("ses_a"), /^NSO blocked bash for @dev: .*This exact call was already refused 1 time in this session/);
+  assert.match(await push("ses_a"), /already refused 2 times in this session/);
+  assert.equal(await push("ses_b"), first, "another session: its first refusal");
+  assert.match(await push("ses_b"), /already refused 1 time in this session/);
+  assert.deepEqual(decided, ["ses_a"], "decided once");
+  assert.deepEqual(counted, ["ses_a", "ses_a", "ses_b", "ses_b"], "then counted");
+  await new Promise((resolve) => setTimeout(resolve, 250)); // the logs' timer
+  const log = readIf(dir, ".opencode/logs/nso.log");
+  assert.equal(log.match(/ block bash @dev kord\.git\.push/g)?.length, 5, "every refusal logged");
+});
+
+test("a refusal is remembered only while its policy lasts, and an audited one never", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_a", "devops");
+  nso.noteAgent("ses_b", "dev");
+  const run = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } });
+  await assert.rejects(run("ses_b"), /NSO blocked bash for @dev/);
+  await assert.rejects(run("ses_b"), /NSO blocked bash for @dev/);
+  // A policy where @dev may push: the remembered refusal goes with the old engine.
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), JSON.stringify({ authority: { preset: "kord",
+    rules: [{ id: "kord.git.push", disabled: true }, { id: "acme.dev.push", agents: ["dev"], git: ["push"], effect: "allow" }] } }));
+  nso.load();
+  await run("ses_b");
+  // Audit mode: refusals are let through and logged each time, never remembered as refusals.
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), JSON.stringify({ authority: { preset: "kord", mode: "audit" } }));
+  nso.load();
+  for (let i = 0; i < 3; i++) await run("ses_b");
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const audit = readIf(dir, ".opencode/logs/audit.jsonl").trim().split("\n");
+  assert.equal(audit.length, 3, "each audited call recorded");
+});
+
 test("a repeated refusal tells the agent to stop and report", async () => {
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
   const hooks = await start(dir);

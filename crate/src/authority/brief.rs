@@ -26,6 +26,16 @@ pub struct Brief<'a> {
     /// See [`Decision::unclassified`].
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unclassified: bool,
+    /// Set by a boundary for a refusal that lasts (see [`Engine::answer`]), decided the
+    /// first time in its session: the key that counts its repeats ([`repeat_key`], below
+    /// 2^53, so exact as a JavaScript number), so a shim may remember the refusal and count
+    /// it with [`Engine::refused_again`] instead of asking again.
+    ///
+    /// [`Engine::answer`]: super::Engine::answer
+    /// [`Engine::refused_again`]: super::Engine::refused_again
+    /// [`repeat_key`]: super::repeat_key
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub again: Option<u64>,
 }
 
 impl Decision {
@@ -38,6 +48,7 @@ impl Decision {
             notices: &self.notices,
             log: &self.log,
             unclassified: self.unclassified,
+            again: None,
         }
     }
 }

@@ -2,7 +2,6 @@
 //! [`crate::authority`] for the evaluation order.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -17,7 +16,9 @@ use super::message::{self, Action};
 use super::operation::op_action;
 use super::paths::{Location, Roots};
 use super::policy::{Policy, DEFAULT_NAMES, SLOT_CREATE, SLOT_WRITE};
+use super::repeats::{repeat_key, repeat_note, Repeats};
 use super::tools::{classify_with, Classification, OpKind, Target, ToolKind, ToolOp};
+use super::who_may::WhoMay;
 
 /// One tool call to decide.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -204,17 +205,12 @@ impl Lookups {
     }
 }
 
-/// Maximum sessions whose repeat counters are kept (oldest forgotten first).
-const MAX_SESSIONS: usize = 256;
-/// Maximum distinct blocked calls remembered per session.
-const MAX_BLOCKED_PER_SESSION: usize = 1024;
-
 /// The authority engine: a compiled policy plus per-session repeat counters.
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub(super) policy: Policy,
-    sessions: HashMap<String, HashMap<u64, u32>>,
-    order: VecDeque<String>,
+    /// Refusals counted per session (see [`Repeats`]).
+    repeats: Repeats,
     /// Checks status changes of files the status machines govern (see [`StatusOracle`]).
     status_oracle: Option<std::rc::Rc<dyn StatusOracle>>,
     /// Every binding glob of every active machine with its literal suffix (a cheaper test
@@ -222,6 +218,8 @@ pub struct Engine {
     status_globs: Vec<(String, super::Glob)>,
     /// Recent decisions, answered again without deciding (see [`Memo`]).
     memo: Memo,
+    /// Who may do what was refused, by operation (see [`WhoMay`]).
+    pub(super) who_may_kept: WhoMay,
     /// Whether the status oracle was asked since the flag was last cleared: such a
     /// decision is not the policy's alone, so it is not remembered.
     oracle_asked: std::cell::Cell<bool>,
@@ -309,11 +307,11 @@ impl Engine {
     pub fn new(policy: Policy) -> Engine {
         Engine {
             policy,
-            sessions: HashMap::new(),
-            order: VecDeque::new(),
+            repeats: Repeats::default(),
             status_oracle: None,
             status_globs: Vec::new(),
             memo: Memo::default(),
+            who_may_kept: WhoMay::default(),
             oracle_asked: std::cell::Cell::new(false),
         }
     }
@@ -385,6 +383,7 @@ impl Engine {
     /// Replaces the policy (after `.opencode/nso.json` changed), keeping repeat counters.
     pub fn set_policy(&mut self, policy: Policy) {
         self.memo.clear();
+        self.who_may_kept.clear();
         self.policy = policy;
     }
 
@@ -488,45 +487,26 @@ impl Engine {
             d.verdict = Verdict::Audit;
         }
         if d.verdict == Verdict::Block {
-            let key = call_hash(req);
-            let n = self.bump(&req.session_id, key);
+            let n = self.repeats.bump(&req.session_id, repeat_key(req));
             d.repeats = n - 1;
-            if n >= 2 {
-                if let Some(m) = &mut d.message {
-                    m.push_str(&format!(
-                        " This exact call was already refused {} time{} in this session: stop retrying, and report the block to your caller.",
-                        n - 1,
-                        if n == 2 { "" } else { "s" }
-                    ));
-                }
+            if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n)) {
+                m.push_str(&note);
             }
         }
         d
     }
 
-    /// Forgets a session's repeat counters (call on session end).
-    pub fn forget_session(&mut self, session_id: &str) {
-        self.sessions.remove(session_id);
-        self.order.retain(|s| s != session_id);
+    /// Counts one more refusal of a call in `session`, as deciding it again would, for a
+    /// shim that remembers a lasting refusal (see [`Engine::answer`]) instead of asking
+    /// again: `key` is the call's [`repeat_key`]. How many refusals of it the session has had,
+    /// this one included; its message gets [`repeat_note`] of that.
+    pub fn refused_again(&mut self, session: &str, key: u64) -> u32 {
+        self.repeats.bump(session, key)
     }
 
-    fn bump(&mut self, session: &str, key: u64) -> u32 {
-        if !self.sessions.contains_key(session) {
-            if self.order.len() >= MAX_SESSIONS {
-                if let Some(old) = self.order.pop_front() {
-                    self.sessions.remove(&old);
-                }
-            }
-            self.order.push_back(session.to_string());
-            self.sessions.insert(session.to_string(), HashMap::new());
-        }
-        let map = self.sessions.get_mut(session).expect("inserted above");
-        if map.len() >= MAX_BLOCKED_PER_SESSION && !map.contains_key(&key) {
-            map.clear();
-        }
-        let n = map.entry(key).or_insert(0);
-        *n = n.saturating_add(1);
-        *n
+    /// Forgets a session's repeat counters (call on session end).
+    pub fn forget_session(&mut self, session_id: &str) {
+        self.repeats.forget(session_id);
     }
 
     /// Decides a call without touching repeat counters.
@@ -1164,50 +1144,6 @@ pub(crate) fn verdict_word(v: Verdict) -> &'static str {
 fn push_unique(v: &mut Vec<String>, s: String) {
     if !v.contains(&s) {
         v.push(s);
-    }
-}
-
-/// A hash of agent, tool and canonical args: identifies "the same call" for repeats and for
-/// the memory of recent decisions (which compares the whole call too).
-pub(super) fn call_hash(req: &Request) -> u64 {
-    let mut h = crate::hashing::WordHash::default();
-    let mut feed = |bytes: &[u8]| h.feed(bytes);
-    feed(req.agent.as_deref().unwrap_or("").as_bytes());
-    feed(req.tool.as_bytes());
-    feed(req.via.as_deref().unwrap_or("").as_bytes());
-    feed_value(&mut feed, &req.args);
-    h.value()
-}
-
-/// Feeds a JSON value to the hash as its canonical text would, without writing that text:
-/// a kind byte, then the text of each scalar and key (object keys come sorted).
-fn feed_value(feed: &mut impl FnMut(&[u8]), value: &Value) {
-    match value {
-        Value::Null => feed(b"n"),
-        Value::Bool(b) => feed(if *b { b"t" } else { b"f" }),
-        Value::Number(n) => {
-            feed(b"#");
-            feed(n.to_string().as_bytes());
-        }
-        Value::String(s) => {
-            feed(b"s");
-            feed(s.as_bytes());
-        }
-        Value::Array(items) => {
-            feed(b"[");
-            for item in items {
-                feed_value(feed, item);
-            }
-            feed(b"]");
-        }
-        Value::Object(map) => {
-            feed(b"{");
-            for (key, item) in map {
-                feed(key.as_bytes());
-                feed_value(feed, item);
-            }
-            feed(b"}");
-        }
     }
 }
 

@@ -6,10 +6,8 @@ use super::content::{keeps_prefix, new_content, only_ticks, Change};
 use super::engine::{By, Caller, Engine, OpOutcome, PathCtx, Request, Trace, Verdict};
 use super::message;
 use super::paths::{Location, Roots};
-use super::policy::{
-    git_slot, Policy, DEFAULT_NAMES, SLOT_CREATE, SLOT_DELETE, SLOT_OPAQUE, SLOT_READ, SLOT_WRITE,
-};
-use super::tools::{OpKind, ToolOp};
+use super::policy::{Policy, DEFAULT_NAMES, SLOT_DELETE, SLOT_READ, SLOT_WRITE};
+use super::tools::ToolOp;
 
 impl Engine {
     /// Full evaluation of a path operation: identity, sacred, rules, defaults, append-only.
@@ -568,93 +566,6 @@ impl Engine {
             out.notices = notices;
             out = merge_notice_verdict(out, p);
         }
-        out
-    }
-
-    /// Agents (other than the caller) who may do what was blocked, with a note.
-    pub(super) fn who_may(
-        &self,
-        req: &Request,
-        roots: &Roots,
-        caller: Caller,
-        op: &ToolOp,
-        outcome: &OpOutcome,
-    ) -> Vec<String> {
-        let p = &self.policy;
-        if matches!(outcome.by, By::Outside | By::Invalid(_)) {
-            return Vec::new();
-        }
-        let me = match caller {
-            Caller::Known(a) => Some(a),
-            _ => None,
-        };
-        let mut t = Trace { lines: None };
-        let mut out = Vec::new();
-        let mut limited = Vec::new();
-        let ctx = self.path_ctx(req, roots, op, false);
-        let slot = match (&op.kind, &outcome.by) {
-            (OpKind::Git(g), _) => git_slot(*g),
-            (OpKind::Opaque, _) => Some(SLOT_OPAQUE),
-            (OpKind::Read, _) => Some(SLOT_READ),
-            (OpKind::Write, _) => Some(SLOT_WRITE),
-            (OpKind::Create, _) => Some(SLOT_CREATE),
-            (OpKind::Delete, _) => Some(SLOT_DELETE),
-            (OpKind::CreateOrWrite, _) => Some(SLOT_WRITE),
-        };
-        let Some(slot) = slot else { return out };
-        for a in 0..p.agents.len() {
-            if Some(a) == me {
-                continue;
-            }
-            let o = match (&ctx, &op.kind) {
-                (
-                    Some(ctx),
-                    OpKind::Read
-                    | OpKind::Write
-                    | OpKind::Create
-                    | OpKind::Delete
-                    | OpKind::CreateOrWrite,
-                ) => {
-                    let mut ok = || Ok(());
-                    let o = self.role_path(
-                        Caller::Known(a),
-                        slot,
-                        ctx,
-                        req.rule_tool(),
-                        &mut ok,
-                        &mut t,
-                    );
-                    if op.kind == OpKind::CreateOrWrite && o.verdict != Verdict::Block {
-                        let c = self.role_path(
-                            Caller::Known(a),
-                            SLOT_CREATE,
-                            ctx,
-                            req.rule_tool(),
-                            &mut ok,
-                            &mut t,
-                        );
-                        if c.verdict == Verdict::Block && self.existence(req, ctx).is_none() {
-                            c
-                        } else {
-                            o
-                        }
-                    } else {
-                        o
-                    }
-                }
-                _ => self.role_slot(Caller::Known(a), slot, req.rule_tool(), &mut t),
-            };
-            if o.verdict != Verdict::Block {
-                match o.by {
-                    By::Sacred(_) => {
-                        limited.push(format!("@{} (checkbox ticks only)", p.agents[a].name))
-                    }
-                    _ => out.push(format!("@{}", p.agents[a].name)),
-                }
-            }
-        }
-        // Agents with full rights first, then those with restricted ones.
-        out.extend(limited);
         out
     }
 

@@ -72,7 +72,9 @@ mod operation;
 mod patch;
 mod paths;
 mod policy;
+mod repeats;
 mod tools;
+mod who_may;
 
 pub use brief::Brief;
 pub use config::{
@@ -95,6 +97,7 @@ pub use policy::{
     git_op_name, literal_glob, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec,
     PRESETS,
 };
+pub use repeats::{call_hash, repeat_key, repeat_note};
 pub use tools::{
     classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, NSO_TOOLS,
     READ_TOOLS,

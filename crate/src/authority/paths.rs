@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 /// Where a path lands, relative to the project (the worktree).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Location {
     /// Inside the worktree: relative, `/`-separated, without `.`/`..`/empty segments and
     /// without a trailing `/`. `""` is the worktree root itself.

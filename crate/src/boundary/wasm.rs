@@ -213,6 +213,16 @@ impl Nso {
             .set_status_oracle(std::rc::Rc::new(JsStatusChecker(checker)));
     }
 
+    /// Counts one more refusal, in `session`, of a call the shim remembers as refused:
+    /// `key` is the `again` of its first brief (see `authority::Brief::again`). What its
+    /// message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
+    /// time in this session.
+    #[wasm_bindgen(js_name = refusedAgain)]
+    pub fn refused_again(&mut self, session_id: &str, key: f64) -> Option<String> {
+        // A key is an integer below 2^53 (exact as f64); anything else counts apart.
+        authority::repeat_note(self.engine.refused_again(session_id, key as u64))
+    }
+
     /// Forgets a session's repeat counters.
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&mut self, session_id: &str) {
@@ -237,7 +247,14 @@ impl Nso {
         let text = match self.engine.answer(request) {
             (Ok(None), true) => return Ok(JsValue::TRUE),
             (Ok(None), false) => return Ok(JsValue::UNDEFINED),
-            (Ok(Some(decision)), _) => json(&decision.brief())?,
+            (Ok(Some(decision)), lasting) => {
+                let mut brief = decision.brief();
+                if lasting && decision.verdict == authority::Verdict::Block && decision.repeats == 0
+                {
+                    brief.again = Some(authority::repeat_key(request));
+                }
+                json(&brief)?
+            }
             (Err(need), _) => json(&Need { need: &need })?,
         };
         Ok(JsValue::from_str(&text))
