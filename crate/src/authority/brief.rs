@@ -1,7 +1,7 @@
 //! The part of a decision a hook acts on and logs, as it crosses to the shim on every call
 //! that is not a plain allow.
 
-use super::engine::{Decision, Verdict};
+use super::request::{Decision, Verdict};
 use serde::Serialize;
 
 /// A decision's verdict, rule and message, and its reminders, log lines and unclassified

@@ -3,10 +3,11 @@
 
 use super::config::Effect;
 use super::content::{keeps_prefix, new_content, only_ticks, Change};
-use super::engine::{By, Caller, Engine, OpOutcome, PathCtx, Request, Trace, Verdict};
+use super::engine::{By, Caller, Engine, OpOutcome, PathCtx, Trace};
 use super::message;
 use super::paths::{Location, Roots};
 use super::policy::{Policy, DEFAULT_NAMES, SLOT_DELETE, SLOT_READ, SLOT_WRITE};
+use super::request::{Request, Verdict};
 use super::tools::ToolOp;
 
 impl Engine {
@@ -147,7 +148,7 @@ impl Engine {
             .like_chain(agent)
             .map(|a| p.agents[a].name.clone())
             .collect();
-        let answer = self.status_answer(&super::engine::StatusQuery {
+        let answer = self.status_answer(&super::request::StatusQuery {
             file: rel.to_string(),
             old: old.map(str::to_string),
             new,

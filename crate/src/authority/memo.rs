@@ -19,9 +19,9 @@
 //! [`Engine::decide_unless_plain`]: super::Engine::decide_unless_plain
 //! [`Engine::answer`]: super::Engine::answer
 
-use super::engine::{Decision, Lookups, Request};
 use super::fast_map::FastMap;
 use super::repeats::call_hash;
+use super::request::{Decision, Lookups, Request};
 use serde_json::Value;
 use std::collections::VecDeque;
 

@@ -6,9 +6,10 @@
 
 use crate::shell::{GitOp, OpaqueReason, RESOLVED_SEP};
 
-use super::engine::{verdict_word, By, Caller, Decision, OpOutcome, Request};
+use super::engine::{By, Caller, OpOutcome};
 use super::paths::{Location, Roots};
 use super::policy::{Policy, Rule, SLOT_CREATE, SLOT_DELETE, SLOT_READ, SLOT_WRITE};
+use super::request::{verdict_word, Decision, Request};
 
 /// What an operation does, for messages.
 #[derive(Debug, Clone)]

@@ -65,6 +65,7 @@ mod engine;
 mod evaluate;
 mod fast_map;
 mod glob;
+mod lookups;
 mod memo;
 mod merge;
 mod message;
@@ -73,6 +74,7 @@ mod patch;
 mod paths;
 mod policy;
 mod repeats;
+mod request;
 mod tools;
 mod who_may;
 
@@ -83,9 +85,7 @@ pub use config::{
     GIT_OP_NAMES,
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
-pub use engine::{
-    CheckedOp, Decision, Engine, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery, Verdict,
-};
+pub use engine::Engine;
 pub use fast_map::FastMap;
 pub use glob::{Glob, GlobError};
 pub use patch::{
@@ -98,6 +98,9 @@ pub use policy::{
     PRESETS,
 };
 pub use repeats::{call_hash, repeat_key, repeat_note};
+pub use request::{
+    CheckedOp, Decision, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery, Verdict,
+};
 pub use tools::{
     classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, NSO_TOOLS,
     READ_TOOLS,

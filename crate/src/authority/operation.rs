@@ -3,12 +3,13 @@
 //! [`Engine::plain_allow`] decides them from the verdicts alone, building no explanation.
 
 use super::config::Effect;
-use super::engine::{By, Caller, Engine, OpOutcome, PathCtx, Request, Trace, Verdict};
+use super::engine::{By, Caller, Engine, OpOutcome, PathCtx, Trace};
 use super::message::{self, Action};
 use super::paths::{Location, Roots};
 use super::policy::{
     git_op_name, git_slot, SLOT_CREATE, SLOT_DELETE, SLOT_OPAQUE, SLOT_READ, SLOT_WRITE,
 };
+use super::request::{Request, Verdict};
 use super::tools::{Classification, OpKind, Target, ToolOp};
 use crate::shell::GitOp;
 

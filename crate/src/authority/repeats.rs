@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::engine::Request;
 use super::fast_map::FastMap;
+use super::request::Request;
 
 /// Maximum sessions whose repeat counters are kept (oldest forgotten first).
 const MAX_SESSIONS: usize = 256;

@@ -5,10 +5,11 @@
 
 use std::cell::RefCell;
 
-use super::engine::{By, Caller, Engine, OpOutcome, Request, Trace, Verdict};
+use super::engine::{By, Caller, Engine, OpOutcome, Trace};
 use super::fast_map::FastMap;
 use super::paths::{Location, Roots};
 use super::policy::{git_slot, SLOT_CREATE, SLOT_DELETE, SLOT_OPAQUE, SLOT_READ, SLOT_WRITE};
+use super::request::{Request, Verdict};
 use super::tools::{OpKind, ToolOp};
 
 /// How many operations' answers are kept before starting again.
