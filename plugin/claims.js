@@ -52,6 +52,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   const bySession = new Map(); // sessionID -> main session id (its instance's owner)
   const instances = new Map(); // main session id -> { id, ready, held, forced, drift, lastActivity, lastBeat }
   let seenVersion = null;
+  let unchangedThisTurn = false; // see unchanged()
   const settled = new WeakSet(); // instances whose registration finished (their `ready` resolved)
   let idleTimer = null;
   const storeNotices = new Map(); // text -> main session ids already told
@@ -62,8 +63,41 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
     return configured ? path.resolve(root, configured) : resolveHome();
   };
   const ttlMs = () => (settings()?.ttlSeconds ?? 600) * 1000;
-  /** The configured store (a PostgreSQL one is opened once per process and reused). */
-  const store = () => openStore(settings() ?? {}, { root, home: settings()?.home ? undefined : homeOverride });
+  /**
+   * The configured store (a PostgreSQL one is opened once per process and reused), found again
+   * only when the settings change (a config reload): it is asked several times per call. When
+   * a reload names another store, this window's instances register there anew at their next
+   * call (their claims in the old store lapse with their heartbeats).
+   */
+  let opened = { settings: null, store: null };
+  const store = () => {
+    const current = settings();
+    if (opened.store && opened.settings === current) return opened.store;
+    const next = openStore(current ?? {}, { root, home: current?.home ? undefined : homeOverride });
+    if (opened.store && next !== opened.store) {
+      instances.clear();
+      seenVersion = null;
+      unchangedThisTurn = false;
+    }
+    opened = { settings: current, store: next };
+    return next;
+  };
+  /**
+   * Whether the claims `held` (as JSON) cover the claim `pattern` (the core's
+   * `conductorCovers`), remembered: the same targets are checked against the same claims at
+   * every call.
+   */
+  const coverage = new Map();
+  const covers = (held, pattern) => {
+    const key = `${held}\u0000${pattern}`;
+    let answer = coverage.get(key);
+    if (answer === undefined) {
+      answer = loadCore().conductorCovers(held, pattern);
+      if (coverage.size >= 1024) coverage.clear();
+      coverage.set(key, answer);
+    }
+    return answer;
+  };
   /**
    * One store operation; the state it leaves is this instance's own news, not others'. An
    * answer about an instance confirms, until a TTL later, that its claims are still its own.
@@ -175,13 +209,21 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   /**
    * Whether the store's state is the one last seen (nothing for `refresh` to learn), asked
    * without a promise turn; false when the version cannot be read (`refresh` then reports it).
+   * Found unchanged, it is not read again before the next turn: a call asks twice (its notices,
+   * then its write), and a second read microseconds later would narrow no race.
    */
   function unchanged() {
+    if (unchangedThisTurn) return true;
     try {
-      return store().version() === seenVersion;
+      if (store().version() !== seenVersion) return false;
     } catch {
       return false;
     }
+    unchangedThisTurn = true;
+    queueMicrotask(() => {
+      unchangedThisTurn = false;
+    });
+    return true;
   }
 
   /**
@@ -223,9 +265,8 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
       const owner = ownerOf(sessionID);
       const inst = instances.get(owner);
       if (!inst || !settled.has(inst) || !unchanged() || (store().shared && Date.now() - inst.confirmedAt >= ttlMs())) return null;
-      const core = loadCore();
       const held = JSON.stringify(inst.held);
-      if (!targets.every((t) => core.conductorCovers(held, targetPattern(root, t)))) return null;
+      if (!targets.every((t) => covers(held, targetPattern(root, t)))) return null;
       if (!bySession.has(owner)) bySession.set(owner, owner); // as register does
       inst.lastActivity = Date.now();
       heartbeat(inst);
@@ -250,9 +291,8 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
         await inst.ready;
       });
       const patterns = targets.map((t) => targetPattern(root, t));
-      const core = loadCore();
       const held = JSON.stringify(inst.held);
-      let missing = patterns.filter((p) => !core.conductorCovers(held, p));
+      let missing = patterns.filter((p) => !covers(held, p));
       if (!missing.length) {
         // Already held: no lock, no rewrite. A shared store's claims are trusted from the cache
         // for a TTL after the store last confirmed them (past that, other machines may have

@@ -8,18 +8,6 @@ mod common;
 use common::*;
 use nso::authority::{Engine, Policy, Request};
 
-/// `r` with every lookup the engine asks for answered, as the shim's second round sends it.
-fn answered(e: &Engine, mut r: Request) -> Request {
-    let need = e.lookups(&r);
-    for p in need.resolve {
-        r.resolved.insert(p.clone(), p);
-    }
-    for p in need.exists {
-        r.exists.insert(p, true);
-    }
-    r
-}
-
 /// Decides `r` three times with `memo` (remembered the second time, answered from memory the
 /// third) and with `reference` through the full decision, which remembers nothing: the same
 /// answers, repeats counted alike. Returns how many of the three were refusals.

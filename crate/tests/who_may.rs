@@ -7,18 +7,6 @@ mod common;
 use common::*;
 use nso::authority::{Engine, Policy, Request};
 
-/// `r` with every lookup the engine asks for answered (the paths exist as given).
-fn answered(e: &Engine, mut r: Request) -> Request {
-    let need = e.lookups(&r);
-    for p in need.resolve {
-        r.resolved.insert(p.clone(), p);
-    }
-    for p in need.exists {
-        r.exists.insert(p, true);
-    }
-    r
-}
-
 /// Decides `r` with `warm` (which keeps its "who may" answers across calls) and with an
 /// engine new for this call: the same decision. Returns whether it was a refusal.
 fn same_as_new(warm: &Engine, policy: &Policy, r: &Request) -> bool {

@@ -16,7 +16,8 @@ import { writeDurable, tempBeside } from "../sync-journal.js";
 /** The files store of `home` (absolute; `$CONDUCTOR_HOME`, else ~/.conductor, when unset). */
 export function createFileStore(home) {
   const dir = resolveHome(home);
-  const statusMtime = () => fs.statSync(path.join(dir, STATUS_FILE), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const statusFile = path.join(dir, STATUS_FILE); // stat at every write-class call: joined once
+  const statusMtime = () => fs.statSync(statusFile, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   return {
     kind: "files",
     describe: dir,

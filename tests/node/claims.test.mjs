@@ -121,6 +121,37 @@ test("a claim a person forces over is told to the former holder's agent at its n
   assert.ok(b);
 });
 
+test("a write to a held file reads the store's version once, and the next call reads it again", async () => {
+  const { a, home, dir } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null);
+  const { openStore } = await import("../../plugin/conductor/stores.js");
+  const store = openStore({ home }, { root: dir }); // the plugin's own (one per folder)
+  const version = store.version;
+  let reads = 0;
+  store.version = () => (reads++, version.call(store));
+  try {
+    const call = () => a["tool.execute.before"]({ tool: "write", sessionID: "ses_a", callID: "c" }, { args: write("src/b.ts") });
+    await call();
+    assert.equal(reads, 1, "its notices and its write: one read");
+    await call();
+    assert.equal(reads, 2, "read again at the next call");
+  } finally {
+    store.version = version;
+  }
+});
+
+test("a config reload that names another Conductor home claims there", async () => {
+  const { a, home, dir } = await twoWindows();
+  assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
+  assert.match(fs.readFileSync(path.join(home, "status.json"), "utf8"), /src\/a\.ts/);
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), "nso-claims-other-"));
+  fs.writeFileSync(path.join(dir, ".opencode/nso.json"), JSON.stringify({ conductor: { home: other } }));
+  await a.event({ event: { type: "file.edited", properties: { file: path.join(dir, ".opencode/nso.json") } } });
+  assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null);
+  assert.match(fs.readFileSync(path.join(other, "status.json"), "utf8"), /src\/b\.ts/);
+  assert.doesNotMatch(fs.readFileSync(path.join(home, "status.json"), "utf8"), /src\/b\.ts/);
+});
+
 test("a write to a file still held, after another is forced over, carries the notice; the next one none", async () => {
   const { a, home, dir } = await twoWindows();
   assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
