@@ -3,6 +3,7 @@
 // intersecting claim refuses the call (enforce) or warns (advisory).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -24,6 +25,21 @@ async function twoWindows(config = {}) {
 }
 
 const write = (file) => ({ filePath: file, content: "x" });
+
+/**
+ * A person takes `file` over by force, as `nso conductor` does from a shell: a new instance
+ * (task "hotfix") claims it with `--force "urgent hotfix"`. Returns that instance's id.
+ */
+function forceOver(home, dir, file) {
+  const cli = new URL("../../bin/nso.js", import.meta.url).pathname;
+  const nso = (...args) => spawnSync(process.execPath, [cli, "conductor", ...args, "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
+  const started = nso("start", "--task", "hotfix", "--priority", "P1");
+  assert.equal(started.status, 0, started.stderr);
+  const id = JSON.parse(started.stdout).instance_id;
+  const taken = nso("claim", file, "--force", "urgent hotfix", "--instance", id);
+  assert.equal(taken.status, 0, taken.stderr);
+  return id;
+}
 
 test("a file one window has claimed is refused to another, naming the holder; subagents share", async () => {
   const { a, b, home } = await twoWindows();
@@ -103,13 +119,7 @@ test("agents claim a folder ahead, see who holds what, and release", async () =>
 test("a claim a person forces over is told to the former holder's agent at its next tool call", async () => {
   const { a, b, home, dir } = await twoWindows();
   assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
-  const { spawnSync } = await import("node:child_process");
-  const cli = new URL("../../bin/nso.js", import.meta.url).pathname;
-  const forced = spawnSync(process.execPath, [cli, "conductor", "start", "--task", "hotfix", "--priority", "P1", "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
-  assert.equal(forced.status, 0, forced.stderr);
-  const id = JSON.parse(forced.stdout).instance_id;
-  const take = spawnSync(process.execPath, [cli, "conductor", "claim", "src/a.ts", "--force", "urgent hotfix", "--instance", id, "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
-  assert.equal(take.status, 0, take.stderr);
+  const id = forceOver(home, dir, "src/a.ts");
   assert.match(fs.readFileSync(path.join(home, "conflicts.log"), "utf8"), /\| FORCE \|/);
   // A's next call, a read, carries the notice in its result.
   assert.equal(await before(a, "ses_a", "read", { filePath: "src/b.ts" }), null);
@@ -157,13 +167,7 @@ test("a write to a file still held, after another is forced over, carries the no
   assert.equal(await before(a, "ses_a", "write", write("src/a.ts")), null);
   assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null);
   assert.equal(await before(a, "ses_a", "write", write("src/b.ts")), null); // held already: settled at once
-  const { spawnSync } = await import("node:child_process");
-  const cli = new URL("../../bin/nso.js", import.meta.url).pathname;
-  const forced = spawnSync(process.execPath, [cli, "conductor", "start", "--task", "hotfix", "--priority", "P1", "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
-  assert.equal(forced.status, 0, forced.stderr);
-  const id = JSON.parse(forced.stdout).instance_id;
-  const take = spawnSync(process.execPath, [cli, "conductor", "claim", "src/a.ts", "--force", "urgent hotfix", "--instance", id, "--home", home, "--dir", dir, "--json"], { encoding: "utf8" });
-  assert.equal(take.status, 0, take.stderr);
+  const id = forceOver(home, dir, "src/a.ts");
   const after = async (callID) => {
     const out = { output: "text" };
     await a["tool.execute.after"]({ tool: "write", sessionID: "ses_a", callID, args: {} }, out);
