@@ -86,7 +86,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
       state.engine.setDirectories(baseDir, root);
-      state.lasting = new Map(); // the engine's lasting plain allows (decision.js askCore)
+      state.lasting = new Map(); // the engine's lasting plain allows and refusals (decision.js askCore)
       state.config = state.engine.config();
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use

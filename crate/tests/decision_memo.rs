@@ -26,13 +26,7 @@ fn same_answers(memo: &mut Engine, reference: &mut Engine, r: &Request) -> usize
 #[test]
 fn answers_from_memory_are_the_decisions_on_every_corpus_command() {
     let mut refused = 0;
-    for (preset, agents) in [
-        (
-            "kord",
-            &["dev", "devops", "qa", "plan", "build", "nobody"][..],
-        ),
-        ("nso", &["build", "janitor", "plan"][..]),
-    ] {
+    for &(preset, agents) in PRESET_AGENTS {
         let (mut memo, mut reference) = (engine(preset), engine(preset));
         for command in corpus_commands() {
             for agent in agents {

@@ -21,13 +21,7 @@ fn same_as_new(warm: &Engine, policy: &Policy, r: &Request) -> bool {
 #[test]
 fn kept_answers_are_the_new_ones_on_every_corpus_command() {
     let mut refused = 0;
-    for (preset, agents) in [
-        (
-            "kord",
-            &["dev", "devops", "qa", "plan", "build", "nobody"][..],
-        ),
-        ("nso", &["build", "janitor", "plan"][..]),
-    ] {
+    for &(preset, agents) in PRESET_AGENTS {
         let policy = Policy::preset(preset).expect("preset");
         let warm = Engine::new(policy.clone());
         // Twice: the second round asks nothing new.

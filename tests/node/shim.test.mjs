@@ -264,20 +264,19 @@ test("a folder swapped for a symlink by bash is seen at the next call", async ()
   assert.match(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }) ?? "", /outside the project/);
 });
 
+/** Replaces `object[name]` with a wrapper that notes `pick(args)` in `calls`, then calls it. */
+function spy(object, name, calls, pick) {
+  const real = object[name];
+  object[name] = (...args) => (calls.push(pick(args)), real.apply(object, args));
+}
+
 test("a remembered allow does not cross again, and does not outlive the policy that allowed it", async () => {
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
   const nso = createNso({ directory: dir, worktree: dir });
   nso.noteAgent("ses_dev", "dev");
   nso.noteAgent("ses_qa", "qa");
   const crossed = [];
-  const counting = (engine) => {
-    const decideCall = engine.decideCall.bind(engine);
-    engine.decideCall = (...args) => {
-      crossed.push(args[1]);
-      return decideCall(...args);
-    };
-  };
-  counting(nso.state.engine);
+  spy(nso.state.engine, "decideCall", crossed, (args) => args[1]);
   const run = (session, command) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command } });
   await run("ses_dev", "npm test");
   await run("ses_dev", "npm test");
@@ -300,10 +299,8 @@ test("a remembered refusal crosses only to be counted: its repeats per session, 
   nso.noteAgent("ses_b", "dev");
   const decided = [];
   const counted = [];
-  const engine = nso.state.engine;
-  const { decideCall, refusedAgain } = engine;
-  engine.decideCall = (...args) => (decided.push(args[0]), decideCall.apply(engine, args));
-  engine.refusedAgain = (...args) => (counted.push(args[0]), refusedAgain.apply(engine, args));
+  spy(nso.state.engine, "decideCall", decided, (args) => args[0]);
+  spy(nso.state.engine, "refusedAgain", counted, (args) => args[0]);
   const push = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } })
     .then(() => assert.fail("not refused"), (error) => error.message);
   const first = await push("ses_a");

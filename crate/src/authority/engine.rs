@@ -13,7 +13,7 @@ use super::message::{self, Action};
 use super::operation::op_action;
 use super::paths::{Location, Roots};
 use super::policy::{Policy, DEFAULT_NAMES};
-use super::repeats::{repeat_key, repeat_note, Repeats};
+use super::repeats::{call_hash, repeat_key_of, repeat_note, Repeats};
 use super::request::{
     verdict_word, CheckedOp, Decision, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery,
     Verdict,
@@ -207,7 +207,7 @@ impl Engine {
     /// block repeated in the same session says how often it was refused already.
     pub fn decide(&mut self, req: &Request) -> Decision {
         let d = self.evaluate(req);
-        self.count_repeats(req, d)
+        self.count_repeats(req, d, None)
     }
 
     /// [`Engine::decide_or_lookups`], with `None` for a plain allow (every operation allowed,
@@ -225,24 +225,24 @@ impl Engine {
     /// unrecorded agent, `via` an NSO tool, with large arguments) and decisions that asked
     /// the status machines.
     pub fn answer(&mut self, req: &Request) -> (Result<Option<Decision>, Lookups>, bool) {
-        let (remembered, hash) = self.memo.recall(req);
+        let (remembered, call) = self.memo.recall(req);
         let (answer, lasting) = match remembered {
             Some(answer) => (answer, true),
             None => {
                 self.oracle_asked.set(false);
                 let answer = self.decide_uncounted(req);
-                let lasting = hash.is_some() && !self.oracle_asked.get();
+                let lasting = call.is_some() && !self.oracle_asked.get();
                 // A plain allow is cheap to decide again, and the shim remembers the lasting
                 // ones itself: only decisions and lookups are kept.
-                if let (Some(hash), true, false) = (hash, lasting, matches!(answer, Ok(None))) {
-                    self.memo.keep(hash, req, &answer);
+                if let (Some(call), true, false) = (call, lasting, matches!(answer, Ok(None))) {
+                    self.memo.keep(call, req, &answer);
                 }
                 (answer, lasting)
             }
         };
         // The fast path leaves some plain allows to the full decision (a status check).
         let answer = answer.map(|d| {
-            d.map(|d| self.count_repeats(req, d))
+            d.map(|d| self.count_repeats(req, d, call))
                 .filter(|d| !d.is_plain())
         });
         (answer, lasting)
@@ -286,7 +286,7 @@ impl Engine {
         let d = self.with_lookups_answered(req, |class, ctxs| {
             self.run_class(req, class, ctxs, &mut Trace { lines: None })
         })?;
-        Ok(self.count_repeats(req, d))
+        Ok(self.count_repeats(req, d, None))
     }
 
     /// Whether a refusal by `by` is only audited: the policy's `mode` is `audit`, or the
@@ -297,13 +297,14 @@ impl Engine {
 
     /// Counts a block per session and tells the agent to stop when it repeats. In audit mode
     /// every refusal (also those decided before any rule, e.g. an unparsable call) becomes
-    /// [`Verdict::Audit`].
-    fn count_repeats(&mut self, req: &Request, mut d: Decision) -> Decision {
+    /// [`Verdict::Audit`]. `call` is the call's [`call_hash`] when it is known already.
+    fn count_repeats(&mut self, req: &Request, mut d: Decision, call: Option<u64>) -> Decision {
         if d.verdict == Verdict::Block && self.policy.audit {
             d.verdict = Verdict::Audit;
         }
         if d.verdict == Verdict::Block {
-            let n = self.repeats.bump(&req.session_id, repeat_key(req));
+            let call = call.unwrap_or_else(|| call_hash(req));
+            let n = self.repeats.bump(&req.session_id, repeat_key_of(call));
             d.repeats = n - 1;
             if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n)) {
                 m.push_str(&note);
@@ -314,8 +315,8 @@ impl Engine {
 
     /// Counts one more refusal of a call in `session`, as deciding it again would, for a
     /// shim that remembers a lasting refusal (see [`Engine::answer`]) instead of asking
-    /// again: `key` is the call's [`repeat_key`]. How many refusals of it the session has had,
-    /// this one included; its message gets [`repeat_note`] of that.
+    /// again: `key` is the call's [`repeat_key`](super::repeat_key). How many refusals of it
+    /// the session has had, this one included; its message gets [`repeat_note`] of that.
     pub fn refused_again(&mut self, session: &str, key: u64) -> u32 {
         self.repeats.bump(session, key)
     }

@@ -86,24 +86,24 @@ pub(crate) struct Memo {
 }
 
 impl Memo {
-    /// The remembered answer to `req`, and the hash of the call, which the caller passes
-    /// back to [`Memo::keep`] (`None` for a call that may not be remembered).
+    /// The remembered answer to `req`, and the call's [`call_hash`], which the caller passes
+    /// back to [`Memo::keep`] (and may use for its repeats); `None` for a call that may not
+    /// be remembered.
     pub(crate) fn recall(&mut self, req: &Request) -> (Option<Answer>, Option<u64>) {
         if !rememberable(req) {
             return (None, None);
         }
-        // A call's lookup rounds differ in what the shim answered: told apart.
-        let hash =
-            call_hash(req) ^ (req.resolved.len() as u64) << 48 ^ (req.exists.len() as u64) << 56;
-        match self.recent.get(&hash) {
-            Some((key, answer)) if key.matches(req) => (Some(answer.clone()), Some(hash)),
-            _ => (None, Some(hash)),
+        let call = call_hash(req);
+        match self.recent.get(&slot(call, req)) {
+            Some((key, answer)) if key.matches(req) => (Some(answer.clone()), Some(call)),
+            _ => (None, Some(call)),
         }
     }
 
-    /// Remembers the answer to `req` (hash from [`Memo::recall`]) if the call was decided
-    /// lately already; else notes that it was.
-    pub(crate) fn keep(&mut self, hash: u64, req: &Request, answer: &Answer) {
+    /// Remembers the answer to `req` (its call hash from [`Memo::recall`]) if the call was
+    /// decided lately already; else notes that it was.
+    pub(crate) fn keep(&mut self, call: u64, req: &Request, answer: &Answer) {
+        let hash = slot(call, req);
         if !self.seen.contains_key(&hash) {
             if self.seen.len() >= SEEN {
                 if let Some(oldest) = self.seen_order.pop_front() {
@@ -135,6 +135,12 @@ impl Memo {
         self.seen.clear();
         self.seen_order.clear();
     }
+}
+
+/// Where the answer to `req`, whose [`call_hash`] is `call`, is kept: a call's lookup rounds
+/// differ in what the shim answered, so they are told apart.
+fn slot(call: u64, req: &Request) -> u64 {
+    call ^ (req.resolved.len() as u64) << 48 ^ (req.exists.len() as u64) << 56
 }
 
 /// Whether a decision on `req` may be remembered at all (see the module's comment).

@@ -68,7 +68,12 @@ pub fn repeat_note(n: u32) -> Option<String> {
 /// The key of a call's repeat counters: the top 53 bits of its [`call_hash`], so that a shim
 /// can hold it as a JavaScript number (see [`crate::authority::Brief::again`]).
 pub fn repeat_key(req: &Request) -> u64 {
-    call_hash(req) >> 11
+    repeat_key_of(call_hash(req))
+}
+
+/// [`repeat_key`] from the call's [`call_hash`], when it is known already.
+pub(crate) fn repeat_key_of(call_hash: u64) -> u64 {
+    call_hash >> 11
 }
 
 /// A hash of agent, tool and canonical args: identifies "the same call" for repeats and for

@@ -6,6 +6,13 @@ use serde_json::{json, Value};
 
 pub const WT: &str = "/work/proj";
 
+/// Presets and agents to decide every corpus command for: each preset's own agents, and one
+/// no policy knows.
+pub const PRESET_AGENTS: &[(&str, &[&str])] = &[
+    ("kord", &["dev", "devops", "qa", "plan", "build", "nobody"]),
+    ("nso", &["build", "janitor", "plan"]),
+];
+
 /// The commands of `shell_corpus.tsv` and `bash_policy_cases.tsv`.
 pub fn corpus_commands() -> Vec<String> {
     let corpus = include_str!("../shell_corpus.tsv")
