@@ -23,7 +23,8 @@ export class Nso {
      * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
      * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
      * lasts (the same call, in any session, is allowed until the policy changes: see
-     * `Engine::answer`) as `true`, so the shim may remember it for this instance.
+     * `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
+     * for what must be looked up: `lasting` in its answer).
      */
     decideCall(session_id: string, agent: string | null | undefined, tool: string, args_json: string, lookups_json?: string | null): any;
     /**
@@ -66,12 +67,20 @@ export class Nso {
      */
     constructor(config_file: string, config_text?: string | null);
     /**
-     * Counts one more refusal, in `session`, of a call the shim remembers as refused:
-     * `key` is the `again` of its first brief (see `authority::Brief::again`). What its
-     * message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
-     * time in this session.
+     * Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
+     * `key` is the `again` of its first brief (see `authority::Brief::again`). How many
+     * refusals of it the session has had, these included; the last one's message gets the
+     * repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
+     * repeats itself and tell them here in one call before it lets the core decide the call
+     * again (as when it forgets the refusal).
      */
-    refusedAgain(session_id: string, key: number): string | undefined;
+    refusedAgain(session_id: string, key: number, times: number): number;
+    /**
+     * The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
+     * of earlier refusals, after it when it is one, after it otherwise. The note of the
+     * `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
+     */
+    static repeatNoteParts(): string;
     /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.

@@ -62,7 +62,8 @@ class Nso {
      * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
      * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
      * lasts (the same call, in any session, is allowed until the policy changes: see
-     * `Engine::answer`) as `true`, so the shim may remember it for this instance.
+     * `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
+     * for what must be looked up: `lasting` in its answer).
      * @param {string} session_id
      * @param {string | null | undefined} agent
      * @param {string} tool
@@ -282,25 +283,42 @@ class Nso {
         return this;
     }
     /**
-     * Counts one more refusal, in `session`, of a call the shim remembers as refused:
-     * `key` is the `again` of its first brief (see `authority::Brief::again`). What its
-     * message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
-     * time in this session.
+     * Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
+     * `key` is the `again` of its first brief (see `authority::Brief::again`). How many
+     * refusals of it the session has had, these included; the last one's message gets the
+     * repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
+     * repeats itself and tell them here in one call before it lets the core decide the call
+     * again (as when it forgets the refusal).
      * @param {string} session_id
      * @param {number} key
-     * @returns {string | undefined}
+     * @param {number} times
+     * @returns {number}
      */
-    refusedAgain(session_id, key) {
+    refusedAgain(session_id, key, times) {
         const val2 = +key;
+        const val3 = +times;
         const ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.nso_refusedAgain(this.__wbg_ptr, ptr0, len0, val2);
-        let v3;
-        if (ret[0] !== 0) {
-            v3 = getStringFromWasm0(ret[0], ret[1]);
-            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
+        const ret = wasm.nso_refusedAgain(this.__wbg_ptr, ptr0, len0, val2, val3);
+        return ret >>> 0;
+    }
+    /**
+     * The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
+     * of earlier refusals, after it when it is one, after it otherwise. The note of the
+     * `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
+     * @returns {string}
+     */
+    static repeatNoteParts() {
+        let deferred1_0;
+        let deferred1_1;
+        try {
+            const ret = wasm.nso_repeatNoteParts();
+            deferred1_0 = ret[0];
+            deferred1_1 = ret[1];
+            return getStringFromWasm0(ret[0], ret[1]);
+        } finally {
+            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
         }
-        return v3;
     }
     /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,

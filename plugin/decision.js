@@ -14,16 +14,19 @@ export const READ_TOOLS = new Set([
 const PATH_ARGS = ["filePath", "path"];
 const MAX_LOOKUP_ROUNDS = 3;
 
-/** The error a host adapter throws (or reports) to refuse a call; its message is NSO's. */
+/** What refusals are made of: an Error, named NSOBlock (see {@link blockError}). */
+const BLOCK = Object.create(Error.prototype, { name: { value: "NSOBlock", writable: true, configurable: true } });
+
+/**
+ * The error a host adapter throws (or reports) to refuse a call; its message is NSO's. An
+ * Error (`instanceof`, its name NSOBlock, `String()` "NSOBlock: message") built without the
+ * Error constructor: a refusal is not a fault, its stack would say nothing (hosts read the
+ * message), and capturing one, or toggling `Error.stackTraceLimit` not to, cost a hook in
+ * Bun more than the decision did.
+ */
 export function blockError(message) {
-  // A refusal is not a fault: its stack says nothing, and capturing one cost a hook more
-  // than the decision did (hosts read the message). Without frames, Bun leaves `stack`
-  // undefined; setting it costs as much as capturing it.
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  const error = new Error(message);
-  Error.stackTraceLimit = limit;
-  error.name = "NSOBlock";
+  const error = Object.create(BLOCK);
+  error.message = message;
   return error;
 }
 
@@ -68,6 +71,8 @@ export function lookupsJson({ resolved, contents, oversized, exists }) {
 
 /** How many lasting answers (plain allows and refusals) an instance remembers before it starts again. */
 const LASTING_MAX = 512;
+/** How many sessions a remembered refusal counts apart before it tells the core and starts again. */
+const COUNTED_SESSIONS = 256;
 /**
  * The answer of `engine` (an `Nso` whose directories are `directory` and `worktree`) to
  * `request`: undefined for a plain allow, else the reply (a decision's brief, or what the core
@@ -76,10 +81,10 @@ const LASTING_MAX = 512;
  * arguments; any other (an NSO tool's write `via`) crosses whole. `lasting` (a Map, one per
  * engine: a new policy is a new engine) remembers the answers the core called lasting (the
  * same call, in any session, gets the same answer until the policy changes): asked again, a
- * plain allow does not cross, and a refusal crosses only to be counted (`Nso.refusedAgain`:
- * its repeats are counted per session, and its message says so). A call is its arguments and
- * lookups as JSON, its tool and its agent; a lasting allow's key is left in
- * `request.lastingKey`, under which the host may keep what else is as pure (its write targets).
+ * plain allow and what must be looked up do not cross, and a refusal is counted here (see
+ * {@link refusedAgain}). A call is its arguments and lookups as JSON, its tool and its agent;
+ * a lasting allow's key is left in `request.lastingKey`, under which the host may keep what
+ * else is as pure (its write targets).
  */
 export function askCore(engine, request, directory, worktree, lasting) {
   const r = request;
@@ -90,6 +95,7 @@ export function askCore(engine, request, directory, worktree, lasting) {
   const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent ?? ""}`;
   const known = key ? lasting.get(key) : undefined;
   if (known?.refused) return refusedAgain(engine, r.sessionId ?? "", known);
+  if (known?.need) return known;
   if (known !== undefined) {
     r.lastingKey = key;
     return undefined;
@@ -98,27 +104,74 @@ export function askCore(engine, request, directory, worktree, lasting) {
   if (answer === undefined) return undefined;
   if (answer === true) {
     if (key) {
-      remember(lasting, key, null);
+      remember(engine, lasting, key, null);
       r.lastingKey = key;
     }
     return undefined;
   }
   const reply = JSON.parse(answer);
+  if (reply.need) {
+    if (key && reply.lasting) remember(engine, lasting, key, { need: reply.need });
+    return reply;
+  }
   if (reply.again === undefined) return reply;
   const { again, ...refused } = reply;
-  if (key) remember(lasting, key, { refused, again });
+  // The core counted this refusal, the first of the call in this session (it comes with
+  // `again` only then).
+  if (key) remember(engine, lasting, key, { refused, again, counts: new Map([[r.sessionId ?? "", { n: 1, untold: 0 }]]) });
   return refused;
 }
 
-function remember(lasting, key, value) {
-  if (lasting.size >= LASTING_MAX) lasting.clear();
+function remember(engine, lasting, key, value) {
+  if (lasting.size >= LASTING_MAX) forgetLasting(engine, lasting);
   lasting.set(key, value);
 }
 
-/** A remembered refusal (`{refused, again}`, see {@link askCore}), counted again in `session`. */
-function refusedAgain(engine, session, { refused, again }) {
-  const note = engine.refusedAgain(session, again);
-  return note === undefined ? { ...refused } : { ...refused, message: `${refused.message ?? ""}${note}` };
+/**
+ * Forgets what `lasting` remembers (see {@link askCore}), first telling `engine` the repeats
+ * counted here, so that when the core decides those calls again it counts on from the right
+ * number.
+ */
+export function forgetLasting(engine, lasting) {
+  for (const known of lasting.values()) if (known?.refused) tellCounts(engine, known);
+  lasting.clear();
+}
+
+/** Tells the core the repeats of a remembered refusal it has not counted (`Nso.refusedAgain`). */
+function tellCounts(engine, { again, counts }) {
+  for (const [session, count] of counts) if (count.untold > 0) engine.refusedAgain(session, again, count.untold);
+  counts.clear();
+}
+
+/** Forgets what `lasting`'s remembered refusals counted in `session` (the core forgets its own). */
+export function forgetSessionCounts(lasting, session) {
+  for (const known of lasting?.values() ?? []) known?.counts?.delete(session);
+}
+
+/** The repeat note's words (`Nso.repeatNoteParts`): the same for every engine, asked once. */
+let noteParts;
+
+/**
+ * A remembered refusal (`{refused, again, counts}`, see {@link askCore}) made again in
+ * `session`: counted here, as the core would count it (the first time in a session, by the
+ * core itself, `Nso.refusedAgain`, which knows that session's earlier refusals of the call;
+ * then here, told to the core when the refusal is forgotten), with the core's repeat note.
+ */
+function refusedAgain(engine, session, known) {
+  const { refused, again, counts } = known;
+  let count = counts.get(session);
+  if (count === undefined) {
+    if (counts.size >= COUNTED_SESSIONS) tellCounts(engine, known);
+    count = { n: engine.refusedAgain(session, again, 1), untold: 0 };
+    counts.set(session, count);
+  } else {
+    count.n++;
+    count.untold++;
+  }
+  const n = count.n;
+  if (n < 2) return { ...refused };
+  noteParts ??= JSON.parse(engine.constructor.repeatNoteParts());
+  return { ...refused, message: `${refused.message ?? ""}${noteParts[0]}${n - 1}${n === 2 ? noteParts[1] : noteParts[2]}` };
 }
 
 /**

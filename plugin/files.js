@@ -69,17 +69,34 @@ const parentOf = (p) => (p.lastIndexOf("/") <= 0 ? "/" : p.slice(0, p.lastIndexO
 const nameOf = (p) => p.slice(p.lastIndexOf("/") + 1);
 const joinTo = (dir, name) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
 
+/**
+ * The real location of the absolute, normalised folder `dir`: in one native call when it
+ * exists (in Bun, `open` + `readlink` of its descriptor whatever its depth, where a walk takes
+ * an lstat per part), else walked part by part (see {@link resolveLink}), so that parts that
+ * do not exist yet are kept as written.
+ */
 function realDir(dir) {
   let real = realDirs.get(dir);
   if (real === undefined) {
-    if (dir === "/") real = dir;
-    else {
-      const base = realDir(parentOf(dir));
-      real = resolveLink(base, joinTo(base, nameOf(dir)))[0];
-    }
+    real = existingReal(dir) ?? walkDir(dir);
     realDirs.set(dir, real);
   }
   return real;
+}
+
+/** `dir`'s real location, or undefined when it (or what a link in it names) does not exist. */
+function existingReal(dir) {
+  try {
+    return fs.realpathSync.native(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+function walkDir(dir) {
+  if (dir === "/") return dir;
+  const base = realDir(parentOf(dir));
+  return resolveLink(base, joinTo(base, nameOf(dir)))[0];
 }
 
 /**
@@ -87,7 +104,14 @@ function realDir(dir) {
  * its last part; one lstat when it is not a link.
  */
 function resolveLink(dir, candidate, depth = 0) {
-  const stat = fs.lstatSync(candidate, { throwIfNoEntry: false });
+  let stat;
+  try {
+    stat = fs.lstatSync(candidate, { throwIfNoEntry: false });
+  } catch {
+    // Not reachable (a file on the way, no permission, a loop, too long): nothing there that a
+    // call could use or write either.
+    return [candidate, false];
+  }
   if (!stat) return [candidate, false];
   if (!stat.isSymbolicLink() || depth > 40) return [candidate, true];
   let target;

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { crossingPrefix } from "./bounds.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
-import { READ_TOOLS, askCore, blockError, decideWithLookups, logDecision, notEnforcingText } from "./decision.js";
+import { READ_TOOLS, askCore, blockError, decideWithLookups, forgetSessionCounts, logDecision, notEnforcingText } from "./decision.js";
 import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
@@ -196,6 +196,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     continuity.forget(sessionID);
     activity.record("deleted", { session: sessionID });
     await claims.sessionEnded(sessionID);
+    forgetSessionCounts(state.lasting, sessionID);
     try {
       state.engine?.forgetSession(sessionID);
     } catch {
@@ -217,9 +218,9 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     try {
       rest = decideTool(input, output, agent, seen);
     } catch (error) {
-      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
-      return Promise.reject(error);
+      return refused(input, output, agent, seen, error);
     }
+    if (rest instanceof Error) return refused(input, output, agent, seen, rest);
     if (!rest) {
       callStarted(input, output, agent, seen.verdict, seen.rule, seen.message);
       return DECIDED;
@@ -228,6 +229,12 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
       throw error;
     });
+  }
+
+  /** {@link beforeTool}'s answer to a call refused at once: `error`, recorded and rejected. */
+  function refused(input, output, agent, seen, error) {
+    callStarted(input, output, agent, "block", error?.rule ?? seen.rule ?? null, error?.message);
+    return Promise.reject(error);
   }
 
   /** The activity feed's record of a call about to run, or refused (`verdict` "block"). */
@@ -241,7 +248,9 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   /**
    * The decision on a call, then what may wait (claims, project hooks): undefined when
    * nothing waits, as for most calls, so they are decided without a promise in between; else
-   * a promise of the rest. Throws (or rejects with) NSO's refusal.
+   * a promise of the rest. NSO's refusal comes as its Error when the call is refused at
+   * once (returned, not thrown: a throw cost a refusal in Bun as much as its decision), else
+   * the promise rejects with it.
    */
   function decideTool(input, output, agent, seen) {
     const { tool, sessionID } = input;
@@ -250,7 +259,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     if (!state.engine) {
       if (!READ_TOOLS.has(tool)) {
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
-        throw Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
+        return Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
       }
     } else {
       request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
@@ -258,7 +267,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       if (decision) {
         Object.assign(seen, { verdict: decision.verdict, rule: decision.ruleId ?? null, message: decision.message ?? null });
         logDecision(logs, decision, request);
-        if (decision.verdict === "block") throw blockError(decision.message);
+        if (decision.verdict === "block") return blockError(decision.message);
         if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
       }
     }

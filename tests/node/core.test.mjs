@@ -93,20 +93,32 @@ test("decideCall: a lasting plain allow is true, another plain allow undefined, 
     else assert.match(brief.message, /^NSO blocked bash for @dev: .*already refused 1 time in this session/);
     assert.ok(Array.isArray(full.operations) && full.operations.length === 1);
   }
-  // What must be looked up first comes as before.
-  assert.deepEqual(Object.keys(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
+  // What must be looked up first, lasting as a plain allow is (the same in any session), or not.
+  assert.deepEqual(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" })),
+    { need: { resolve: ["/p/src/a.ts"], content: [], exists: [] }, lasting: true });
+  assert.deepEqual(Object.keys(JSON.parse(call("s1", undefined, "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
 });
 
-test("refusedAgain counts a remembered refusal as deciding it again would, and gives its repeat note", () => {
+test("the repeat note's words, put together as the shim does, are the core's own note", () => {
+  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
+  const [before, one, many] = JSON.parse(core.Nso.repeatNoteParts());
+  const request = JSON.stringify({ sessionId: "s", agent: "dev", tool: "bash", args: { command: "git push origin main" }, directory: "/p", worktree: "/p" });
+  const first = JSON.parse(nso.decide(request)).message;
+  for (let n = 2; n <= 4; n++) {
+    assert.equal(JSON.parse(nso.decide(request)).message, `${first}${before}${n - 1}${n === 2 ? one : many}`);
+  }
+});
+
+test("refusedAgain counts a remembered refusal as deciding it again would, also several told at once", () => {
   const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
   nso.setDirectories("/p", "/p");
   const push = (session) => JSON.parse(nso.decideCall(session, "dev", "bash", JSON.stringify({ command: "git push origin main" }), undefined));
   const { again } = push("s1");
-  assert.equal(nso.refusedAgain("s1", again), " This exact call was already refused 1 time in this session: stop retrying, and report the block to your caller.");
-  assert.match(nso.refusedAgain("s1", again), /^ This exact call was already refused 2 times in this session/);
-  assert.equal(nso.refusedAgain("s2", again), undefined, "counted per session: the first in s2");
-  // The core counts the same: its next decision in s1 is the fourth refusal.
-  assert.match(push("s1").message, /already refused 3 times in this session/);
+  assert.equal(nso.refusedAgain("s1", again, 1), 2);
+  assert.equal(nso.refusedAgain("s1", again, 3), 5, "three counted by the shim, told at once");
+  assert.equal(nso.refusedAgain("s2", again, 1), 1, "counted per session: the first in s2");
+  // The core counts the same: its next decision in s1 is the sixth refusal.
+  assert.match(push("s1").message, /already refused 5 times in this session/);
   assert.equal(push("s2").again, undefined, "not the first in s2 any more: no key");
   // Not lasting (an unrecorded agent's refusal names its session): no key.
   const unknown = JSON.parse(nso.decideCall("s3", undefined, "bash", JSON.stringify({ command: "git push origin main" }), undefined));

@@ -90,6 +90,8 @@ test("decision helpers: log lines, the not-enforcing text, the refusal error", (
   assert.ok(refusal instanceof Error);
   assert.equal(refusal.name, "NSOBlock");
   assert.equal(refusal.message, "NSO blocked bash for @dev: no.\nSecond line.");
+  assert.equal(String(refusal), "NSOBlock: NSO blocked bash for @dev: no.\nSecond line.");
+  assert.equal(Object.assign(blockError("x"), { rule: "r" }).rule, "r");
   // No frames captured, and other errors keep theirs.
   assert.doesNotMatch(refusal.stack ?? "", /\n\s+at /);
   assert.equal(Error.stackTraceLimit, limit);

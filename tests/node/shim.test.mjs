@@ -250,6 +250,36 @@ test("cached real paths: write and edit forget only what was missing, other tool
   assert.deepEqual(cachedPathInfo(removed), [removed, false]);
 });
 
+test("real locations: links in folders and last parts, chains, dangling links, parts not yet there", () => {
+  const outside = makeProject();
+  const dir = makeProject({ "real/f.txt": "x" });
+  const at = (rel) => path.join(dir, rel);
+  fs.symlinkSync("real", at("a"));                   // folder link
+  fs.symlinkSync("a", at("b"));                      // a chain of two
+  fs.symlinkSync("missing/target.txt", at("dang"));  // dangling, into a folder not there
+  fs.symlinkSync("nowhere", at("dangdir"));          // dangling, used as a folder
+  fs.symlinkSync("loop2", at("loop1"));
+  fs.symlinkSync("loop1", at("loop2"));
+  fs.symlinkSync(outside, at("out"));
+  forgetChangedBy("bash");
+  const cases = [
+    ["b/f.txt", [at("real/f.txt"), true]],
+    ["b", [at("real"), true]],
+    ["b/new/deeper/x.txt", [at("real/new/deeper/x.txt"), false]],
+    ["dang", [at("missing/target.txt"), false]],
+    ["dangdir/x.txt", [at("nowhere/x.txt"), false]],
+    ["out/y.txt", [path.join(outside, "y.txt"), false]],
+    ["a/../real/f.txt", [at("real/f.txt"), true]],
+    ["real/f.txt/under", [at("real/f.txt/under"), false]],
+  ];
+  for (const [rel, expected] of cases) {
+    assert.deepEqual(cachedPathInfo(at(rel)), expected, rel);
+    assert.deepEqual(cachedPathInfo(at(rel)), expected, `${rel}, cached`);
+  }
+  // A loop neither throws nor resolves out of the project.
+  assert.ok(cachedPathInfo(at("loop1/x"))[0].startsWith(dir));
+});
+
 test("a folder swapped for a symlink by bash is seen at the next call", async () => {
   const outside = makeProject();
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}', "src/app.ts": "x" });
@@ -292,7 +322,7 @@ test("a remembered allow does not cross again, and does not outlive the policy t
   await assert.rejects(run("ses_dev", "touch src/new.ts"), /not an agent of this policy/);
 });
 
-test("a remembered refusal crosses only to be counted: its repeats per session, its log line and record each time", async () => {
+test("a remembered refusal is counted in the shim: its repeats per session, its log line and record each time", async () => {
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
   const nso = createNso({ directory: dir, worktree: dir });
   nso.noteAgent("ses_a", "dev");
@@ -310,10 +340,63 @@ test("a remembered refusal crosses only to be counted: its repeats per session, 
   assert.equal(await push("ses_b"), first, "another session: its first refusal");
   assert.match(await push("ses_b"), /already refused 1 time in this session/);
   assert.deepEqual(decided, ["ses_a"], "decided once");
-  assert.deepEqual(counted, ["ses_a", "ses_a", "ses_b", "ses_b"], "then counted");
+  assert.deepEqual(counted, ["ses_b"], "the core asked only for a session new to the remembered refusal");
   await new Promise((resolve) => setTimeout(resolve, 250)); // the logs' timer
   const log = readIf(dir, ".opencode/logs/nso.log");
   assert.equal(log.match(/ block bash @dev kord\.git\.push/g)?.length, 5, "every refusal logged");
+});
+
+test("repeats counted in the shim reach the core when it forgets the refusal, and go with their session", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_a", "dev");
+  const call = (command) => nso.beforeTool({ tool: "bash", sessionID: "ses_a", callID: "c" }, { args: { command } });
+  const push = () => call("git push origin main").then(() => assert.fail("not refused"), (error) => error.message);
+  for (let i = 0; i < 3; i++) await push();
+  // Enough other lasting answers that the shim forgets them all and starts again.
+  for (let i = 0; i < 600; i++) await call(`ls src${i}`);
+  const decided = [];
+  spy(nso.state.engine, "decideCall", decided, (args) => args[3]);
+  assert.match(await push(), /already refused 3 times in this session/, "the core counts on from the shim's count");
+  assert.deepEqual(decided, ['{"command":"git push origin main"}'], "decided by the core again");
+  assert.match(await push(), /already refused 4 times in this session/);
+  // A session that ends starts again from nothing, in the shim as in the core.
+  nso.noteAgent("ses_b", "dev");
+  const pushIn = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } })
+    .then(() => assert.fail("not refused"), (error) => error.message);
+  await nso.forgetSession("ses_a");
+  nso.noteAgent("ses_a", "dev");
+  assert.doesNotMatch(await pushIn("ses_b"), /already refused/, "remembered anew (the first in ses_b)");
+  assert.doesNotMatch(await push(), /already refused/);
+  assert.match(await push(), /already refused 1 time in this session/, "counted in the shim");
+  await nso.forgetSession("ses_a");
+  nso.noteAgent("ses_a", "dev");
+  assert.doesNotMatch(await push(), /already refused/);
+  assert.match(await push(), /already refused 1 time in this session/);
+});
+
+test("what a call must look up is remembered as its allow is; the lookups are made anew each time", async () => {
+  const outside = makeProject();
+  const config = { authority: { preset: "kord" }, conductor: { mode: "off" } };
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify(config), "src/app.ts": "x" });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_a", "dev");
+  nso.noteAgent("ses_b", "dev");
+  const decided = [];
+  spy(nso.state.engine, "decideCall", decided, (args) => args[4] === undefined ? "call" : "with lookups");
+  const bash = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "cd src && echo x > out.txt" } })
+    .then(() => null, (error) => error.message);
+  assert.equal(await bash("ses_a"), null);
+  assert.deepEqual(decided, ["call", "with lookups"], "the core says what to look up, then decides");
+  forgetChangedBy("bash");
+  assert.equal(await bash("ses_b"), null);
+  assert.deepEqual(decided, ["call", "with lookups"], "looked up again, in another session, without asking the core");
+  fs.renameSync(path.join(dir, "src"), path.join(dir, "src-old"));
+  fs.symlinkSync(outside, path.join(dir, "src"));
+  forgetChangedBy("bash");
+  assert.match(await bash("ses_a") ?? "", /outside the project/, "new lookups: decided anew");
+  assert.ok(decided.length > 2);
+  assert.deepEqual(decided.filter((d) => d === "call"), ["call"], "what to look up first still remembered");
 });
 
 test("a refusal is remembered only while its policy lasts, and an audited one never", async () => {

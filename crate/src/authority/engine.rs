@@ -304,7 +304,7 @@ impl Engine {
         }
         if d.verdict == Verdict::Block {
             let call = call.unwrap_or_else(|| call_hash(req));
-            let n = self.repeats.bump(&req.session_id, repeat_key_of(call));
+            let n = self.repeats.bump(&req.session_id, repeat_key_of(call), 1);
             d.repeats = n - 1;
             if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n)) {
                 m.push_str(&note);
@@ -313,12 +313,14 @@ impl Engine {
         d
     }
 
-    /// Counts one more refusal of a call in `session`, as deciding it again would, for a
-    /// shim that remembers a lasting refusal (see [`Engine::answer`]) instead of asking
+    /// Counts `times` more refusals of a call in `session`, as deciding it again would, for
+    /// a shim that remembers a lasting refusal (see [`Engine::answer`]) instead of asking
     /// again: `key` is the call's [`repeat_key`](super::repeat_key). How many refusals of it
-    /// the session has had, this one included; its message gets [`repeat_note`] of that.
-    pub fn refused_again(&mut self, session: &str, key: u64) -> u32 {
-        self.repeats.bump(session, key)
+    /// the session has had, these included; the last one's message gets [`repeat_note`] of
+    /// that. A shim may count repeats itself and tell them here later, in one call, before
+    /// the core decides the call again.
+    pub fn refused_again(&mut self, session: &str, key: u64, times: u32) -> u32 {
+        self.repeats.bump(session, key, times)
     }
 
     /// Forgets a session's repeat counters (call on session end).

@@ -97,7 +97,7 @@ pub use policy::{
     git_op_name, literal_glob, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec,
     PRESETS,
 };
-pub use repeats::{call_hash, repeat_key, repeat_note};
+pub use repeats::{call_hash, repeat_key, repeat_note, REPEAT_NOTE_PARTS};
 pub use request::{
     CheckedOp, Decision, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery, Verdict,
 };

@@ -22,9 +22,9 @@ pub(crate) struct Repeats {
 }
 
 impl Repeats {
-    /// Counts one more refusal of the call `key` in `session`; how many there were so far,
-    /// this one included.
-    pub(crate) fn bump(&mut self, session: &str, key: u64) -> u32 {
+    /// Counts `times` more refusals of the call `key` in `session`; how many there were so
+    /// far, these included.
+    pub(crate) fn bump(&mut self, session: &str, key: u64, times: u32) -> u32 {
         if !self.sessions.contains_key(session) {
             if self.order.len() >= MAX_SESSIONS {
                 if let Some(old) = self.order.pop_front() {
@@ -42,7 +42,7 @@ impl Repeats {
             map.clear();
         }
         let n = map.entry(key).or_insert(0);
-        *n = n.saturating_add(1);
+        *n = n.saturating_add(times);
         *n
     }
 
@@ -53,16 +53,21 @@ impl Repeats {
     }
 }
 
+/// The words of [`repeat_note`], around the number of earlier refusals: before it, then
+/// after it when it is one, else after it. A shim that counts remembered refusals itself
+/// (see [`Engine::refused_again`](super::Engine::refused_again)) puts its note together
+/// from these, so the wording stays here.
+pub const REPEAT_NOTE_PARTS: [&str; 3] = [
+    " This exact call was already refused ",
+    " time in this session: stop retrying, and report the block to your caller.",
+    " times in this session: stop retrying, and report the block to your caller.",
+];
+
 /// What a refusal's message gets when it is the `n`th of the same call in a session (its
 /// first message, then this): nothing the first time.
 pub fn repeat_note(n: u32) -> Option<String> {
-    (n >= 2).then(|| {
-        format!(
-            " This exact call was already refused {} time{} in this session: stop retrying, and report the block to your caller.",
-            n - 1,
-            if n == 2 { "" } else { "s" }
-        )
-    })
+    let [before, one, many] = REPEAT_NOTE_PARTS;
+    (n >= 2).then(|| format!("{before}{}{}", n - 1, if n == 2 { one } else { many }))
 }
 
 /// The key of a call's repeat counters: the top 53 bits of its [`call_hash`], so that a shim
@@ -124,28 +129,47 @@ fn feed_value(feed: &mut impl FnMut(&[u8]), value: &Value) {
 mod tests {
     use super::*;
 
+    impl Repeats {
+        fn bump1(&mut self, session: &str, key: u64) -> u32 {
+            self.bump(session, key, 1)
+        }
+    }
+
     #[test]
     fn counts_per_session_and_call_and_forgets_a_session() {
         let mut r = Repeats::default();
-        assert_eq!(r.bump("a", 1), 1);
-        assert_eq!(r.bump("a", 1), 2);
-        assert_eq!(r.bump("a", 2), 1);
-        assert_eq!(r.bump("b", 1), 1);
+        assert_eq!(r.bump1("a", 1), 1);
+        assert_eq!(r.bump1("a", 1), 2);
+        assert_eq!(r.bump1("a", 2), 1);
+        assert_eq!(r.bump1("b", 1), 1);
         r.forget("a");
-        assert_eq!(r.bump("a", 1), 1);
-        assert_eq!(r.bump("b", 1), 2);
+        assert_eq!(r.bump1("a", 1), 1);
+        assert_eq!(r.bump1("b", 1), 2);
+    }
+
+    #[test]
+    fn repeats_told_later_add_up() {
+        let mut r = Repeats::default();
+        assert_eq!(r.bump("a", 1, 1), 1);
+        assert_eq!(
+            r.bump("a", 1, 3),
+            4,
+            "three counted elsewhere, told at once"
+        );
+        assert_eq!(r.bump1("a", 1), 5);
+        assert_eq!(r.bump("b", 1, 2), 2);
     }
 
     #[test]
     fn the_oldest_session_is_forgotten_first() {
         let mut r = Repeats::default();
         for s in 0..MAX_SESSIONS {
-            r.bump(&format!("s{s}"), 7);
+            r.bump1(&format!("s{s}"), 7);
         }
-        r.bump("s0", 7); // still kept: counted twice now
-        r.bump("new", 7); // one too many: s0, the oldest, goes
-        assert_eq!(r.bump("s0", 7), 1);
-        assert_eq!(r.bump("s1", 7), 1, "s1 went when s0 came back");
+        r.bump1("s0", 7); // still kept: counted twice now
+        r.bump1("new", 7); // one too many: s0, the oldest, goes
+        assert_eq!(r.bump1("s0", 7), 1);
+        assert_eq!(r.bump1("s1", 7), 1, "s1 went when s0 came back");
     }
 
     #[test]

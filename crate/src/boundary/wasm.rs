@@ -156,7 +156,8 @@ impl Nso {
     /// decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
     /// unclassified?}`): what a hook acts on, without the operations; and a plain allow that
     /// lasts (the same call, in any session, is allowed until the policy changes: see
-    /// `Engine::answer`) as `true`, so the shim may remember it for this instance.
+    /// `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
+    /// for what must be looked up: `lasting` in its answer).
     #[wasm_bindgen(js_name = decideCall)]
     pub fn decide_call(
         &mut self,
@@ -213,14 +214,24 @@ impl Nso {
             .set_status_oracle(std::rc::Rc::new(JsStatusChecker(checker)));
     }
 
-    /// Counts one more refusal, in `session`, of a call the shim remembers as refused:
-    /// `key` is the `again` of its first brief (see `authority::Brief::again`). What its
-    /// message gets now: the repeat note (`authority::repeat_note`), `undefined` the first
-    /// time in this session.
+    /// Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
+    /// `key` is the `again` of its first brief (see `authority::Brief::again`). How many
+    /// refusals of it the session has had, these included; the last one's message gets the
+    /// repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
+    /// repeats itself and tell them here in one call before it lets the core decide the call
+    /// again (as when it forgets the refusal).
     #[wasm_bindgen(js_name = refusedAgain)]
-    pub fn refused_again(&mut self, session_id: &str, key: f64) -> Option<String> {
+    pub fn refused_again(&mut self, session_id: &str, key: f64, times: u32) -> u32 {
         // A key is an integer below 2^53 (exact as f64); anything else counts apart.
-        authority::repeat_note(self.engine.refused_again(session_id, key as u64))
+        self.engine.refused_again(session_id, key as u64, times)
+    }
+
+    /// The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
+    /// of earlier refusals, after it when it is one, after it otherwise. The note of the
+    /// `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
+    #[wasm_bindgen(js_name = repeatNoteParts)]
+    pub fn repeat_note_parts() -> String {
+        serde_json::to_string(&authority::REPEAT_NOTE_PARTS).unwrap_or_default()
     }
 
     /// Forgets a session's repeat counters.
@@ -236,7 +247,11 @@ impl Nso {
         match self.engine.decide_unless_plain(request) {
             Ok(None) => Ok(None),
             Ok(Some(decision)) => json(&decision).map(Some),
-            Err(need) => json(&Need { need: &need }).map(Some),
+            Err(need) => json(&Need {
+                need: &need,
+                lasting: false,
+            })
+            .map(Some),
         }
     }
 
@@ -255,16 +270,24 @@ impl Nso {
                 }
                 json(&brief)?
             }
-            (Err(need), _) => json(&Need { need: &need })?,
+            (Err(need), lasting) => json(&Need {
+                need: &need,
+                lasting,
+            })?,
         };
         Ok(JsValue::from_str(&text))
     }
 }
 
-/// What the shim must look up before the core can decide: `{"need": {resolve, content, exists}}`.
+/// What the shim must look up before the core can decide: `{"need": {resolve, content,
+/// exists}}`, with `"lasting": true` (from `decideCall` only) when the same call, with the
+/// same lookups answered, needs the same in any session until the policy changes (see
+/// `Engine::answer`), so the shim may remember it.
 #[derive(Serialize)]
 struct Need<'a> {
     need: &'a authority::Lookups,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    lasting: bool,
 }
 
 /// A status checker implemented in JS (see [`Nso::set_status_checker`]). Any failure is a
