@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks in Node and in OpenCode's own Bun runtime: the hook's cost per decision
-# beside the native core's, the plugin, then conductor
+# beside the native core's, real paths by depth, the plugin, then conductor
 # claims through the file store (scaling with the claims held, 16 processes at once), the file
 # and PostgreSQL stores side by side (a real server started for it), then
 # continuity (per event, T0 of 10,000 events, handoff composition, raw → T0 sizes).
@@ -12,6 +12,7 @@ native=$(mktemp)
 trap 'rm -f "$native"' EXIT
 cargo run --release --quiet --example hook_speed > "$native"
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/hook-speed.bench.mjs --native "$native"
+BUN_BE_BUN=1 node_modules/.bin/opencode bench/real-paths.bench.mjs
 node bench/plugin.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/plugin.bench.mjs
 node bench/conductor-claims.bench.mjs
