@@ -91,8 +91,9 @@ export function askCore(engine, request, directory, worktree, lasting) {
   if (r.via !== undefined || r.directory !== directory || r.worktree !== worktree) return engine.decide(JSON.stringify(r));
   const args = JSON.stringify(r.args);
   const lookups = lookupsJson(r);
-  // JSON has no raw NUL, and the tool's length ends the tool, so no two calls share a key.
-  const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent ?? ""}`;
+  // JSON has no raw NUL, the tool's length ends the tool, and an agent (last) is marked apart
+  // from none (an unrecorded caller), so no two calls share a key.
+  const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent == null ? "-" : `@${r.agent}`}`;
   const known = key ? lasting.get(key) : undefined;
   if (known?.refused) return refusedAgain(engine, r.sessionId ?? "", known);
   if (known?.need) return known;
@@ -132,7 +133,7 @@ function remember(engine, lasting, key, value) {
  * counted here, so that when the core decides those calls again it counts on from the right
  * number.
  */
-export function forgetLasting(engine, lasting) {
+function forgetLasting(engine, lasting) {
   for (const known of lasting.values()) if (known?.refused) tellCounts(engine, known);
   lasting.clear();
 }

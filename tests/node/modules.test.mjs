@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionRegistry, delegationChain } from "../../plugin/sessions.js";
 import { latestUserAgent, messageText, realAgent } from "../../plugin/hosts/opencode.js";
-import { blockError, decisionLogLines, notEnforcingText } from "../../plugin/decision.js";
+import { askCore, blockError, decisionLogLines, notEnforcingText } from "../../plugin/decision.js";
 import { messageSource, routeNote } from "../../plugin/routing.js";
 import { citedTaskId } from "../../plugin/delegations.js";
 import { listHookScripts, runHookScript } from "../../plugin/project-hooks.js";
@@ -96,6 +96,17 @@ test("decision helpers: log lines, the not-enforcing text, the refusal error", (
   assert.doesNotMatch(refusal.stack ?? "", /\n\s+at /);
   assert.equal(Error.stackTraceLimit, limit);
   assert.match(new Error("x").stack, /\n\s+at /);
+});
+
+test("askCore: a remembered answer is one call's, as its agent: an agent named \"\" is not an unrecorded caller", () => {
+  const asked = [];
+  const engine = { decideCall: (session, agent) => (asked.push(agent), true) };
+  const lasting = new Map();
+  const ask = (agent, tool = "bash") => askCore(engine, { sessionId: "s", agent, tool, args: { command: "npm test" }, directory: "/p", worktree: "/p" }, "/p", "/p", lasting);
+  for (const agent of ["", undefined, "", null, "dev"]) assert.equal(ask(agent), undefined);
+  assert.deepEqual(asked, ["", undefined, "dev"], "remembered per agent; null and undefined are both no agent");
+  ask("dev", "bash2");
+  assert.equal(asked.length, 4, "another tool is another call");
 });
 
 test("routing helpers: who wrote a message, and the note for the agent", () => {

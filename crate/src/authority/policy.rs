@@ -374,6 +374,10 @@ impl Policy {
     /// Finds an agent by name, alias or display name: case-insensitive, a leading `@` and
     /// surrounding spaces ignored; `"Name (Role)"` also tries `Name`.
     pub fn resolve_agent(&self, given: &str) -> Option<usize> {
+        // Hosts name agents exactly, several times per decision: no trimming or folding then.
+        if let Some(&i) = self.exact_names.get(given) {
+            return Some(i);
+        }
         let g = given.trim();
         let g = g.strip_prefix('@').unwrap_or(g).trim();
         if let Some(&i) = self.exact_names.get(g) {
