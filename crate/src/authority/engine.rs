@@ -213,7 +213,7 @@ impl Engine {
     /// [`Engine::decide_or_lookups`], with `None` for a plain allow (every operation allowed,
     /// no reminder, no log line: the shim has nothing to do), decided without building any
     /// explanation. A decision that is not plain is the same as [`Engine::decide`]'s. A call
-    /// decided recently is answered from memory (see [`Memo`]); its repeats are counted anew.
+    /// decided recently is answered from memory (the engine's memo); its repeats are counted anew.
     pub fn decide_unless_plain(&mut self, req: &Request) -> Result<Option<Decision>, Lookups> {
         self.answer(req).0
     }
@@ -221,7 +221,7 @@ impl Engine {
     /// [`Engine::decide_unless_plain`], and whether its answer is lasting: the same call
     /// (agent, tool, arguments, directories and lookups, in any session) gets the same answer
     /// until the policy or the status machines change, so a shim may remember a lasting plain
-    /// allow. Not lasting: what [`Memo`] does not remember (calls with file contents, by an
+    /// allow. Not lasting: what the memo does not remember (calls with file contents, by an
     /// unrecorded agent, `via` an NSO tool, with large arguments) and decisions that asked
     /// the status machines.
     pub fn answer(&mut self, req: &Request) -> (Result<Option<Decision>, Lookups>, bool) {

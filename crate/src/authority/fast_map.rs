@@ -27,5 +27,5 @@ impl Hasher for Fnv {
     }
 }
 
-/// A `HashMap` hashed with [`Fnv`].
+/// A `HashMap` hashed with FNV-1a (64-bit): fast for the short keys NSO uses.
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;

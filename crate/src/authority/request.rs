@@ -25,14 +25,14 @@ pub struct Request {
     /// Symlinks resolved by the shim: path as given in the args, or its normalised absolute
     /// form → real absolute path.
     pub resolved: FastMap<String, String>,
-    /// Current content of files the engine asked for ([`Engine::required_content`]),
+    /// Current content of files the engine asked for ([`Engine::required_content`](super::Engine::required_content)),
     /// keyed by absolute path; `null` = the file does not exist (empty old content).
     pub contents: FastMap<String, Option<String>>,
     /// Files whose current content the shim did not send because it is larger than
     /// `limits.contentBytes`, keyed like [`Request::contents`], with their size in bytes:
     /// checks that need the content fail closed and say why.
     pub oversized: FastMap<String, u64>,
-    /// Whether files exist, keyed by absolute path ([`Engine::required_exists`]).
+    /// Whether files exist, keyed by absolute path ([`Engine::required_exists`](super::Engine::required_exists)).
     pub exists: FastMap<String, bool>,
     /// The NSO tool that makes this write on the agent's behalf (`nso_status_set` when the
     /// atomic status sync checks one of its planned writes as a `write` call). Set by the

@@ -1,7 +1,7 @@
-//! The wasm boundaries: one thin module per wasm package. [`wasm`] is the main package
+//! The wasm boundaries: one thin module per wasm package. `wasm` is the main package
 //! (authority, session start), `workflow` the lazily loaded one (routing, contracts, status
 //! machines; its continuity exports in `continuity`), built with the `workflow` feature;
-//! [`common`] is what both share.
+//! `common` is what both share.
 
 #[cfg(target_family = "wasm")]
 mod common;

@@ -258,7 +258,7 @@ thread_local! {
         const { std::cell::RefCell::new(std::collections::VecDeque::new()) };
 }
 
-/// [`analyze`], remembering the analyses of the last [`MEMO_ENTRIES`] commands (the most
+/// [`analyze`], remembering the analyses of the last 32 commands (the most
 /// recently used first). The engine sees a command twice in a row whenever it must first ask
 /// the shim where the paths it writes really are, and agents run the same few commands again
 /// and again (`npm test`, `git status`); an analysis depends on nothing but the command's
