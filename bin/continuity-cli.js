@@ -5,7 +5,8 @@ import path from "node:path";
 import { loadWorkflowCore } from "../plugin/core-loader.js";
 import { createNso } from "../plugin/nso.js";
 import { safeName } from "../plugin/continuity/lane.js";
-import { t0Record, writeAtomic } from "../plugin/continuity/transcripts.js";
+import { replaceFile } from "../plugin/atomic-file.js";
+import { t0Record } from "../plugin/continuity/transcripts.js";
 
 export const CONTINUITY_COMMANDS = ["decide", "decisions", "transcript", "handoff"];
 
@@ -139,8 +140,8 @@ function transcript(opts, project, out, err) {
     for (const r of records) {
       const base = path.join(path.resolve(opts.out), safeName(r.session));
       const { text, ...meta } = r;
-      writeAtomic(`${base}.t0.md`, text);
-      writeAtomic(`${base}.t0.json`, JSON.stringify(meta, null, 2) + "\n");
+      replaceFile(`${base}.t0.md`, text);
+      replaceFile(`${base}.t0.json`, JSON.stringify(meta, null, 2) + "\n");
     }
   }
   if (opts.json) out(JSON.stringify(records, null, 2));

@@ -5,11 +5,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { randomHex, syncDir, tempBeside, writeDurable } from "./atomic-file.js";
 import { realPathInfo, forgetRealPaths } from "./files.js";
 
-// Web Crypto and plain timers instead of node:crypto and node:timers/promises: importing
-// those costs several milliseconds in Bun, and the plugin's start pays for its imports.
-const randomHex = (bytes) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+// Plain timers instead of node:timers/promises: importing that costs several milliseconds in
+// Bun, and the plugin's start pays for its imports.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const SPECS_DIR = ".opencode/specs";
@@ -164,35 +164,6 @@ export function stepper(crashAt) {
   step.count = () => count;
   return step;
 }
-
-/** fsyncs a folder so renames in it survive a power loss (not every platform allows it). */
-export function syncDir(dir) {
-  try {
-    const fd = fs.openSync(dir, "r");
-    try {
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    // best effort
-  }
-}
-
-/** Writes `text` to the new file `file` and fsyncs it; `mode`, when given, is kept exactly. */
-export function writeDurable(file, text, mode) {
-  const fd = fs.openSync(file, "wx", mode ?? 0o666);
-  try {
-    fs.writeFileSync(fd, text);
-    if (mode !== undefined) fs.fchmodSync(fd, mode);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** A fresh temp name next to `abs` (same folder, so same file system: a rename is atomic). */
-export const tempBeside = (abs) => path.join(path.dirname(abs), `.${path.basename(abs)}.nso-tmp-${process.pid}-${randomHex(4)}`);
 
 /** Creates `dir` and its missing parents; returns the folders created, deepest first. */
 function makeDirs(dir) {

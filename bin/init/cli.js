@@ -6,10 +6,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { replaceFile } from "../../plugin/atomic-file.js";
 import { loadCore } from "../../plugin/core-loader.js";
 import { hookCommand, mainAgentOf, mergeClaudeSettings, setMainAgent } from "./claude-code.js";
 import { chainLine, planHook } from "./git-hook.js";
-import { InitError, readIfExists, writeAtomic } from "./json-file.js";
+import { InitError, readIfExists } from "./json-file.js";
 import { mergeOpencodeConfig, pluginEntry } from "./opencode.js";
 import { git, workTreeOf } from "./staged.js";
 
@@ -37,6 +38,12 @@ init opencode
          printed), 2 usage.`;
 
 const CONFIG_FILE = ".opencode/nso.json";
+/**
+ * How `nso init` replaces a file (plugin/atomic-file.js): whole and durably, an existing file's
+ * mode kept (0o644 for a new one), and a symlink (a dotfiles manager's) written through: its
+ * target changes, the link stays.
+ */
+const SETTINGS_FILE = { mode: 0o644, keepMode: true, followLink: true };
 /** NSO's own command line and package folder (absolute), for the commands it installs. */
 const NSO_JS = fileURLToPath(new URL("../nso.js", import.meta.url));
 const PACKAGE_ROOT = path.resolve(path.dirname(NSO_JS), "..");
@@ -92,7 +99,7 @@ function initGit(opts, say, warn) {
     return 0;
   }
   if (plan.action === "update") {
-    writeAtomic(file, plan.text, 0o755);
+    replaceFile(file, plan.text, { ...SETTINGS_FILE, mode: 0o755 });
     fs.chmodSync(file, 0o755);
     say(`updated NSO's pre-commit guard to this NSO (${NSO_JS}): ${file}`);
     return 0;
@@ -189,7 +196,7 @@ function initClaudeCode(opts, say, warn) {
     policyOf(agentChange.text, configFile); // the new config must load as NSO reads it
   }
 
-  if (merged.changed) writeAtomic(settingsFile, merged.text);
+  if (merged.changed) replaceFile(settingsFile, merged.text, SETTINGS_FILE);
   const summary = Object.entries(merged.events).map(([e, what]) => `${e} ${what}`).join(", ");
   say(merged.changed ? `merged NSO's hooks into ${settingsFile}: ${summary}\n  command: ${command}` : `NSO's hooks are already in ${settingsFile}; nothing changed.\n  command: ${command}`);
   // Claude Code also reads settings.local.json: NSO's hooks there too would run twice.
@@ -199,7 +206,7 @@ function initClaudeCode(opts, say, warn) {
     warn(`warning: ${local} also runs NSO's hook, so Claude Code would run it twice; remove NSO's entries from that file.`);
   }
   if (agentChange) {
-    if (agentChange.changed) writeAtomic(configFile, agentChange.text);
+    if (agentChange.changed) replaceFile(configFile, agentChange.text, SETTINGS_FILE);
     const name = agentChange.name;
     say(agentChange.changed
       ? `set claudeCode.mainAgent to "${name}" in ${configFile}${agentChange.previous ? ` (was "${agentChange.previous}")` : ""}`
@@ -251,7 +258,7 @@ function initOpencode(opts, say) {
     say(`${file} already loads NSO (${JSON.stringify(merged.present)}); nothing changed.`);
     return 0;
   }
-  writeAtomic(file, merged.text);
+  replaceFile(file, merged.text, SETTINGS_FILE);
   say(`added NSO to the plugin list of ${file}: ${JSON.stringify(entry)}`);
   return 0;
 }

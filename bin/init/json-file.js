@@ -1,8 +1,7 @@
 // JSON settings files as `nso init` edits them: parsed strictly (a file that is not JSON is never
 // rewritten), comments noticed (they cannot be kept through a rewrite), written back with
-// 2-space indentation, atomically (a temp file beside it, renamed over it).
+// 2-space indentation (cli.js replaces them whole: plugin/atomic-file.js).
 import fs from "node:fs";
-import path from "node:path";
 
 /** A mistake in a file `nso init` will not rewrite: what is wrong, and the fix. */
 export class InitError extends Error {
@@ -58,38 +57,6 @@ export function readIfExists(file) {
     return fs.readFileSync(file, "utf8");
   } catch (error) {
     if (error.code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/**
- * Writes `text` to `file` atomically: a temp file in the same folder (flushed), renamed over
- * it, so a reader sees the old file or the new one, never half of one. Keeps an existing
- * file's mode; `mode` for a new one. A symlink (a dotfiles manager's) is written through: its
- * target changes, the link stays.
- */
-export function writeAtomic(target, text, mode = 0o644) {
-  let file = target;
-  try {
-    file = fs.realpathSync(target);
-  } catch {
-    // not there yet: created as named
-  }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const keep = fs.statSync(file, { throwIfNoEntry: false })?.mode;
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.nso-${process.pid}-${Date.now().toString(36)}.tmp`);
-  const fd = fs.openSync(temp, "wx", keep ?? mode);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.chmodSync(temp, (keep ?? mode) & 0o7777);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
     throw error;
   }
 }

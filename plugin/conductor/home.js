@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { syncDir, tempBeside, writeDurable } from "../sync-journal.js";
+import { syncDir, tempBeside, writeDurable } from "../atomic-file.js";
 import { conductorError, homeError, LOCK_NAME } from "./lock.js";
 import { pidExists } from "./liveness.js";
 

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { runConductor } from "./store.js";
 import { CONFLICTS_FILE, ensureHome, HISTORY_FILE, resolveHome, SPRINT_FILE, STATUS_FILE } from "./home.js";
-import { writeDurable, tempBeside } from "../sync-journal.js";
+import { replaceFile } from "../atomic-file.js";
 
 /** The files store of `home` (absolute; `$CONDUCTOR_HOME`, else ~/.conductor, when unset). */
 export function createFileStore(home) {
@@ -35,9 +35,7 @@ export function createFileStore(home) {
     async writeSprint(text) {
       const target = path.join(ensureHome(dir), SPRINT_FILE);
       if (text == null) return fs.rmSync(target, { force: true });
-      const temp = tempBeside(target);
-      writeDurable(temp, text, 0o600);
-      fs.renameSync(temp, target);
+      replaceFile(target, text, { mode: 0o600 });
     },
     version: statusMtime,
     async close() {},

@@ -7,7 +7,8 @@ import os from "node:os";
 import path from "node:path";
 import { createLanes } from "./lane.js";
 import { appendDecision, readLedger } from "./ledger.js";
-import { compactLane, readT0Meta, recentDigests, writeAtomic } from "./transcripts.js";
+import { replaceFile } from "../atomic-file.js";
+import { compactLane, readT0Meta, recentDigests } from "./transcripts.js";
 
 /** Where the latest handoffs are kept under the continuity folder. */
 const HANDOFF_DIR = "handoffs";
@@ -123,9 +124,9 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
   function keepHandoff(session, text) {
     try {
       const folder = path.join(dir(), HANDOFF_DIR);
-      writeAtomic(path.join(folder, `${session.replace(/[^A-Za-z0-9_-]/g, "_")}.md`), text);
-      writeAtomic(path.join(folder, "latest.md"), text);
-      writeAtomic(path.join(folder, "latest.json"), JSON.stringify({ session, at: new Date().toISOString() }) + "\n");
+      replaceFile(path.join(folder, `${session.replace(/[^A-Za-z0-9_-]/g, "_")}.md`), text);
+      replaceFile(path.join(folder, "latest.md"), text);
+      replaceFile(path.join(folder, "latest.json"), JSON.stringify({ session, at: new Date().toISOString() }) + "\n");
     } catch (error) {
       logs.error(`cannot keep the handoff of ${session}: ${error.message}`);
     }

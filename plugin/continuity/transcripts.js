@@ -5,23 +5,11 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { replaceFile } from "../atomic-file.js";
 import { safeName } from "./lane.js";
 
 /** The SHA-256 of `text` (UTF-8), hex. */
 export const sha256 = (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
-
-/** Writes `text` to `file` atomically (a temp file in the same folder, then a rename). */
-export function writeAtomic(file, text) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`);
-  try {
-    fs.writeFileSync(temp, text);
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-}
 
 /** Where the T0 files of `session` are kept. */
 export function t0Files(dir, session) {
@@ -73,8 +61,8 @@ export function compactLane({ wf, dir, root, session, laneFile }) {
   if (!result) return null;
   const meta = t0Record(result, { policy: out.policy, warnings: out.warnings, source: path.basename(laneFile), rawBytes: size, laneBytes: size });
   const files = t0Files(dir, session);
-  writeAtomic(files.text, result.text);
-  writeAtomic(files.meta, JSON.stringify(meta, null, 2) + "\n");
+  replaceFile(files.text, result.text);
+  replaceFile(files.meta, JSON.stringify(meta, null, 2) + "\n");
   return meta;
 }
 
