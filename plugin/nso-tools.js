@@ -5,6 +5,7 @@
 // own tool calls (authority and status machines) before anything is written.
 import fs from "node:fs";
 import path from "node:path";
+import { replaceFile } from "./atomic-file.js";
 
 export const TASKS_DIR = ".opencode/context/active_tasks";
 export const TEMPLATES_DIR = ".opencode/nso/templates";
@@ -142,7 +143,7 @@ export function nsoTools(nso) {
 
   /**
    * Checks every write with the engine, claims the files for the agent's window (the
-   * Conductor), then writes them (creating folders).
+   * Conductor), then writes them, each replaced whole (creating folders: atomic-file.js).
    */
   async function writeAll(ctx, files) {
     for (const [rel, content] of files) {
@@ -152,11 +153,7 @@ export function nsoTools(nso) {
     const held = await nso.claimFiles(ctx, files.map(([rel]) => rel));
     if (held) throw new ToolRefusal(held);
     for (const [rel, content] of files) {
-      const abs = path.join(root, rel);
-      fs.mkdirSync(path.dirname(abs), { recursive: true });
-      const tmp = `${abs}.nso-tmp-${process.pid}`;
-      fs.writeFileSync(tmp, content);
-      fs.renameSync(tmp, abs);
+      replaceFile(path.join(root, rel), content);
     }
   }
 

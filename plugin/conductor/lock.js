@@ -16,6 +16,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { randomHex } from "../atomic-file.js";
 import { isProcessAlive, processStartToken } from "./liveness.js";
 
 export const LOCK_NAME = "status.lock";
@@ -30,7 +31,6 @@ export const WAIT_MS = 15_000;
 /** Owner texts of the locks this process holds (or is taking) now. */
 const held = new Set();
 
-const randomHex = (bytes) => Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An Error with a stable `code` and a `fix` for the person reading it. */

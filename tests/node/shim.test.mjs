@@ -294,6 +294,10 @@ test("a folder swapped for a symlink by bash is seen at the next call", async ()
   assert.match(await before(hooks, "ses_dev", "write", { filePath: "src/x.ts", content: "x" }) ?? "", /outside the project/);
 });
 
+/** `command` through `nso.beforeTool` as bash in `session`: null when allowed, else the refusal's message. */
+const bashIn = (nso, session, command) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command } })
+  .then(() => null, (error) => error.message);
+
 /** Replaces `object[name]` with a wrapper that notes `pick(args)` in `calls`, then calls it. */
 function spy(object, name, calls, pick) {
   const real = object[name];
@@ -331,8 +335,7 @@ test("a remembered refusal is counted in the shim: its repeats per session, its 
   const counted = [];
   spy(nso.state.engine, "decideCall", decided, (args) => args[0]);
   spy(nso.state.engine, "refusedAgain", counted, (args) => args[0]);
-  const push = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } })
-    .then(() => assert.fail("not refused"), (error) => error.message);
+  const push = (session) => bashIn(nso, session, "git push origin main");
   const first = await push("ses_a");
   assert.doesNotMatch(first, /already refused/);
   assert.match(await push("ses_a"), /^NSO blocked bash for @dev: .*This exact call was already refused 1 time in this session/);
@@ -351,7 +354,7 @@ test("repeats counted in the shim reach the core when it forgets the refusal, an
   const nso = createNso({ directory: dir, worktree: dir });
   nso.noteAgent("ses_a", "dev");
   const call = (command) => nso.beforeTool({ tool: "bash", sessionID: "ses_a", callID: "c" }, { args: { command } });
-  const push = () => call("git push origin main").then(() => assert.fail("not refused"), (error) => error.message);
+  const push = () => bashIn(nso, "ses_a", "git push origin main");
   for (let i = 0; i < 3; i++) await push();
   // Enough other lasting answers that the shim forgets them all and starts again.
   for (let i = 0; i < 600; i++) await call(`ls src${i}`);
@@ -362,11 +365,9 @@ test("repeats counted in the shim reach the core when it forgets the refusal, an
   assert.match(await push(), /already refused 4 times in this session/);
   // A session that ends starts again from nothing, in the shim as in the core.
   nso.noteAgent("ses_b", "dev");
-  const pushIn = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "git push origin main" } })
-    .then(() => assert.fail("not refused"), (error) => error.message);
   await nso.forgetSession("ses_a");
   nso.noteAgent("ses_a", "dev");
-  assert.doesNotMatch(await pushIn("ses_b"), /already refused/, "remembered anew (the first in ses_b)");
+  assert.doesNotMatch(await bashIn(nso, "ses_b", "git push origin main"), /already refused/, "remembered anew (the first in ses_b)");
   assert.doesNotMatch(await push(), /already refused/);
   assert.match(await push(), /already refused 1 time in this session/, "counted in the shim");
   await nso.forgetSession("ses_a");
@@ -384,8 +385,7 @@ test("what a call must look up is remembered as its allow is; the lookups are ma
   nso.noteAgent("ses_b", "dev");
   const decided = [];
   spy(nso.state.engine, "decideCall", decided, (args) => args[4] === undefined ? "call" : "with lookups");
-  const bash = (session) => nso.beforeTool({ tool: "bash", sessionID: session, callID: "c" }, { args: { command: "cd src && echo x > out.txt" } })
-    .then(() => null, (error) => error.message);
+  const bash = (session) => bashIn(nso, session, "cd src && echo x > out.txt");
   assert.equal(await bash("ses_a"), null);
   assert.deepEqual(decided, ["call", "with lookups"], "the core says what to look up, then decides");
   forgetChangedBy("bash");
