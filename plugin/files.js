@@ -37,6 +37,64 @@ const realDirs = new Map();
 const realFiles = new Map();
 const MAX_CACHED_FILES = 4096;
 
+/**
+ * Project roots NSO decides for, by real path: `{dev, ino}` of the folder. Their real location
+ * is checked once after each change by one lstat (the same folder, by device and inode, still
+ * at that path, not a link), and folders just below one (see {@link ANCHORED_DEPTH}) are
+ * walked from it, an lstat a level: cheaper than libc realpath from "/" for the folders most
+ * calls name (`src/`, the root itself). A root found moved or swapped is resolved as any
+ * other folder. Why the folders above a root need no check: if the root's path still names
+ * the same folder, a path below it is looked up inside that folder (the walk checks each level
+ * below it for links), wherever the folder now is, so nothing below the root can have turned
+ * into a place outside it. Tested in tests/node/files.test.mjs.
+ */
+const anchors = new Map();
+const MAX_ANCHORS = 64;
+/** How many levels below a root a folder is walked from it (beyond, realpath is cheaper). */
+const ANCHORED_DEPTH = 2;
+
+/**
+ * Marks `dir`, a project root, as an anchor (see {@link anchors}); nothing when it does not
+ * exist or is "/".
+ */
+export function anchorAt(dir) {
+  const real = existingReal(dir);
+  const stat = real && real !== "/" ? fs.lstatSync(real, { throwIfNoEntry: false }) : undefined;
+  if (!stat?.isDirectory()) return;
+  if (anchors.size >= MAX_ANCHORS && !anchors.has(real)) anchors.clear();
+  anchors.set(real, { dev: stat.dev, ino: stat.ino });
+}
+
+/**
+ * The real location of `dir` found from an anchor: `dir` itself when it is an anchor still in
+ * place, a folder at most {@link ANCHORED_DEPTH} levels below one walked from it; else
+ * undefined (resolve it as any folder).
+ */
+function anchoredReal(dir) {
+  if (anchors.size === 0) return undefined;
+  const known = anchors.get(dir);
+  if (known) return sameFolder(dir, known) ? dir : undefined;
+  let above = dir;
+  for (let depth = 0; depth < ANCHORED_DEPTH && above !== "/"; depth++) {
+    above = parentOf(above);
+    if (anchors.has(above)) return walkDir(dir);
+  }
+  return undefined;
+}
+
+/** Whether `dir` is (not links to) the folder `{dev, ino}`. */
+function sameFolder(dir, { dev, ino }) {
+  let stat;
+  try {
+    // No options: Bun parses an options object for longer than the lstat takes; a root is
+    // nearly always there, so the throw when it is not is rare.
+    stat = fs.lstatSync(dir);
+  } catch {
+    return false;
+  }
+  return stat.isDirectory() && stat.dev === dev && stat.ino === ino;
+}
+
 /** Forgets cached locations (after anything that may have changed the tree). */
 export function forgetRealPaths() {
   realDirs.clear();
@@ -78,7 +136,7 @@ const joinTo = (dir, name) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
 function realDir(dir) {
   let real = realDirs.get(dir);
   if (real === undefined) {
-    real = existingReal(dir) ?? walkDir(dir);
+    real = anchoredReal(dir) ?? existingReal(dir) ?? walkDir(dir);
     realDirs.set(dir, real);
   }
   return real;

@@ -11,7 +11,7 @@ import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
-import { forgetChangedBy, projectRoot, readText } from "./files.js";
+import { anchorAt, forgetChangedBy, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
 import { createOwnWrites } from "./own-writes.js";
 import { createProjectHooks } from "./project-hooks.js";
@@ -39,6 +39,8 @@ const DECIDED = Promise.resolve(); // what `beforeTool` returns for a call decid
 export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
+  anchorAt(root);
+  if (baseDir !== root) anchorAt(baseDir);
   const sessions = new SessionRegistry();
   const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set(), lasting: null };
   const logs = createLogs(root, () => state.config?.logDir);

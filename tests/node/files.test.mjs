@@ -1,0 +1,96 @@
+// Real locations found from a project root (plugin/files.js `anchorAt`): after a change, a
+// folder just below a root is walked from it, and the root is checked by identity; a root
+// moved, swapped for a link or replaced by another folder is resolved anew.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import test from "node:test";
+import { anchorAt, cachedPathInfo, forgetChangedBy } from "../../plugin/files.js";
+import { makeProject } from "./helpers.mjs";
+
+/** Calls of libc realpath (`fs.realpathSync.native`) while `fn` runs. */
+function realpathCalls(fn) {
+  const real = fs.realpathSync.native;
+  let calls = 0;
+  fs.realpathSync.native = (...args) => (calls++, real(...args));
+  try {
+    fn();
+  } finally {
+    fs.realpathSync.native = real;
+  }
+  return calls;
+}
+
+test("after a change, folders up to two levels below a root are walked from it, deeper ones not", () => {
+  const dir = makeProject({ "src/app.ts": "x", "src/lib/util.ts": "x", "src/lib/deep/x.ts": "x" });
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  assert.equal(realpathCalls(() => {
+    assert.deepEqual(cachedPathInfo(path.join(dir, "src/app.ts")), [path.join(dir, "src/app.ts"), true]);
+    assert.deepEqual(cachedPathInfo(path.join(dir, "src/lib/util.ts")), [path.join(dir, "src/lib/util.ts"), true]);
+    assert.deepEqual(cachedPathInfo(path.join(dir, "out.txt")), [path.join(dir, "out.txt"), false]);
+    assert.deepEqual(cachedPathInfo(path.join(dir, "new/folder/x.ts")), [path.join(dir, "new/folder/x.ts"), false]);
+  }), 0);
+  assert.equal(realpathCalls(() => {
+    assert.deepEqual(cachedPathInfo(path.join(dir, "src/lib/deep/x.ts")), [path.join(dir, "src/lib/deep/x.ts"), true]);
+  }), 1);
+});
+
+test("a folder below a root swapped for a link out is seen after the change, one or two levels down", () => {
+  const outside = makeProject({ "victim.txt": "x" });
+  const dir = makeProject({ "src/lib/util.ts": "x", "docs/a.md": "x" });
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(path.join(dir, "src/lib/util.ts")), [path.join(dir, "src/lib/util.ts"), true]);
+  assert.deepEqual(cachedPathInfo(path.join(dir, "docs/a.md")), [path.join(dir, "docs/a.md"), true]);
+  fs.renameSync(path.join(dir, "src/lib"), path.join(dir, "src/lib-old"));
+  fs.symlinkSync(outside, path.join(dir, "src/lib"));
+  fs.renameSync(path.join(dir, "docs"), path.join(dir, "docs-old"));
+  fs.symlinkSync(outside, path.join(dir, "docs"));
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(path.join(dir, "src/lib/victim.txt")), [path.join(outside, "victim.txt"), true]);
+  assert.deepEqual(cachedPathInfo(path.join(dir, "docs/a.md")), [path.join(outside, "a.md"), false]);
+});
+
+test("a root swapped for a link, or whose path now names another folder, is resolved anew", () => {
+  const outside = makeProject({ "src/app.ts": "x" });
+  const base = makeProject({ "a/proj/src/app.ts": "x", "b/proj/src/app.ts": "x" });
+  const root = path.join(base, "a/proj");
+  const file = path.join(root, "src/app.ts");
+  anchorAt(root);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(file), [file, true]);
+  // The root itself becomes a link out.
+  fs.renameSync(root, path.join(base, "a/proj-old"));
+  fs.symlinkSync(outside, root);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(file), [path.join(outside, "src/app.ts"), true]);
+  // A folder above the root becomes a link to another folder of the same name.
+  fs.rmSync(root);
+  fs.renameSync(path.join(base, "a"), path.join(base, "a-old"));
+  fs.symlinkSync(path.join(base, "b"), path.join(base, "a"));
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(file), [path.join(base, "b/proj/src/app.ts"), true]);
+});
+
+test("a root moved whole, its old path now a link to it: the same folder, so the same answers", () => {
+  const base = makeProject({ "a/proj/src/app.ts": "x" });
+  const root = path.join(base, "a/proj");
+  const file = path.join(root, "src/app.ts");
+  anchorAt(root);
+  fs.renameSync(path.join(base, "a"), path.join(base, "moved"));
+  fs.symlinkSync(path.join(base, "moved"), path.join(base, "a"));
+  forgetChangedBy("bash");
+  // Every path below the root names what it named: nothing below it can have left it.
+  assert.deepEqual(cachedPathInfo(file), [file, true]);
+  assert.deepEqual(cachedPathInfo(path.join(root, "src")), [path.join(root, "src"), true]);
+});
+
+test("anchorAt ignores what is not a folder", () => {
+  const dir = makeProject({ "f.txt": "x" });
+  anchorAt(path.join(dir, "f.txt"));
+  anchorAt(path.join(dir, "missing"));
+  anchorAt("/");
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(path.join(dir, "f.txt/x")), [path.join(dir, "f.txt/x"), false]);
+});
