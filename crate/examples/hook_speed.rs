@@ -49,17 +49,29 @@ fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
             .to_string()
         });
         let start = Instant::now();
-        let mut req: Request = match &lookups {
-            Some(text) => serde_json::from_str(text).expect("lookups"),
-            None => Request::default(),
-        };
+        // As the boundary does: one request kept between calls, its strings refilled.
+        let mut req = KEPT.take();
         req.args = serde_json::from_str(&args).expect("arguments");
-        req.session_id = "ses_bench".to_string();
+        if let Some(text) = &lookups {
+            let l: Request = serde_json::from_str(text).expect("lookups");
+            (req.resolved, req.contents, req.exists) = (l.resolved, l.contents, l.exists);
+        }
+        req.session_id.clear();
+        req.session_id.push_str("ses_bench");
         req.agent = request["agent"].as_str().map(str::to_string);
-        req.tool = request["tool"].as_str().unwrap_or_default().to_string();
-        req.directory = ROOT.to_string();
-        req.worktree = ROOT.to_string();
+        req.tool.clear();
+        req.tool
+            .push_str(request["tool"].as_str().unwrap_or_default());
+        if req.directory.is_empty() {
+            (req.directory, req.worktree) = (ROOT.to_string(), ROOT.to_string());
+        }
         let outcome = engine.decide_unless_plain(&req);
+        req.args = Value::Null;
+        req.agent = None;
+        if lookups.is_some() {
+            (req.resolved, req.contents, req.exists) = Default::default();
+        }
+        KEPT.set(req);
         let answer = match outcome {
             Err(need) => {
                 // The shim's answers: real paths as given, every file present, no contents.
@@ -84,6 +96,8 @@ fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
 }
 
 thread_local! {
+    /// The request kept between calls, as the boundary keeps it (`Nso::decide_call`).
+    static KEPT: std::cell::Cell<Request> = std::cell::Cell::new(Request::default());
     /// Time spent in the boundary's work, excluding the building of the request text (the
     /// shim's work, measured in Bun).
     static TIMED: std::cell::Cell<u128> = const { std::cell::Cell::new(0) };

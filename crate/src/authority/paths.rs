@@ -160,19 +160,26 @@ fn is_clean(p: &str) -> bool {
     if p == "/" {
         return true;
     }
-    // A byte scan: this runs several times per decision.
+    // One pass over the bytes (this runs several times per decision): every part must be
+    // neither empty nor "." or "..", which are the parts made of one or two dots only.
     let body = p.strip_prefix('/').unwrap_or(p).as_bytes();
-    let mut start = 0;
-    for end in 0..=body.len() {
-        if end < body.len() && body.get(end) != Some(&b'/') {
-            continue;
+    let bad_part = |len: usize, dots: usize| len == 0 || (len == dots && len <= 2);
+    let (mut len, mut dots) = (0, 0);
+    for &b in body {
+        if b == b'/' {
+            if bad_part(len, dots) {
+                return false;
+            }
+            (len, dots) = (0, 0);
+        } else {
+            // `dots` counts the part's dots while it has nothing else.
+            if b == b'.' && dots == len {
+                dots += 1;
+            }
+            len += 1;
         }
-        if matches!(body.get(start..end), None | Some(b"" | b"." | b"..")) {
-            return false;
-        }
-        start = end + 1;
     }
-    true
+    !bad_part(len, dots)
 }
 
 fn clean_absolute(p: &str) -> Cow<'_, str> {
@@ -238,6 +245,43 @@ mod tests {
     }
     fn outside(p: &str) -> Location {
         Location::Outside(p.to_string())
+    }
+
+    /// `is_clean` by its definition: after the leading `/`, parts neither empty nor `.`/`..`.
+    fn clean_by_definition(p: &str) -> bool {
+        p == "/" || {
+            let body = p.strip_prefix('/').unwrap_or(p);
+            body.split('/').all(|part| !matches!(part, "" | "." | ".."))
+        }
+    }
+
+    #[test]
+    fn is_clean_agrees_with_its_definition_on_every_short_path() {
+        // Every string of up to seven of '/', '.', 'a': all the shapes a part can take.
+        let mut paths = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = paths
+                .iter()
+                .flat_map(|p| ['/', '.', 'a'].map(|c| format!("{p}{c}")))
+                .collect();
+            for p in paths.iter().chain(&longer) {
+                assert_eq!(super::is_clean(p), clean_by_definition(p), "{p:?}");
+            }
+            paths = longer;
+        }
+        for p in ["/work/proj", "/work/proj/.git", "/w/..x/x..", "/w/.../x"] {
+            assert!(super::is_clean(p), "{p}");
+        }
+        for p in [
+            "/work/proj/",
+            "/work//proj",
+            "/work/./proj",
+            "/work/..",
+            "",
+            "/w/.",
+        ] {
+            assert!(!super::is_clean(p), "{p}");
+        }
     }
 
     #[test]

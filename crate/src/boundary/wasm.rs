@@ -31,9 +31,10 @@ pub fn trap_for_test() {
 pub struct Nso {
     config: config::Config,
     engine: authority::Engine,
-    /// The `directory` and `worktree` of every [`Nso::decide_call`] request: fixed per
-    /// project, so they cross once instead of with every call.
-    directories: (String, String),
+    /// The request of every [`Nso::decide_call`], kept between calls: its `directory` and
+    /// `worktree` are fixed per project, so they cross once ([`Nso::set_directories`]), and a
+    /// call refills its other strings (no allocation for what fits).
+    call: authority::Request,
 }
 
 fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
@@ -90,7 +91,7 @@ impl Nso {
         Ok(Nso {
             config,
             engine,
-            directories: (String::new(), String::new()),
+            call: authority::Request::default(),
         })
     }
 
@@ -146,7 +147,8 @@ impl Nso {
     /// Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
     #[wasm_bindgen(js_name = setDirectories)]
     pub fn set_directories(&mut self, directory: String, worktree: String) {
-        self.directories = (directory, worktree);
+        self.call.directory = directory;
+        self.call.worktree = worktree;
     }
 
     /// [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
@@ -167,21 +169,31 @@ impl Nso {
         args_json: &str,
         lookups_json: Option<String>,
     ) -> Result<JsValue, JsValue> {
-        // The lookups have the request's own field names: parsed as a request, the rest
-        // is filled in.
-        let mut request = match lookups_json {
-            Some(lookups) => parse_request(&lookups)?,
-            None => authority::Request::default(),
-        };
-        request.args = serde_json::from_str(args_json)
+        let args = serde_json::from_str(args_json)
             .map_err(|e| js_error("bad_input", &format!("tool arguments: {e}")))?;
-        request.session_id = session_id.to_owned();
+        // The lookups have the request's own field names: parsed as a request, its four maps
+        // taken.
+        let lookups = lookups_json.map(|text| parse_request(&text)).transpose()?;
+        let mut request = std::mem::take(&mut self.call);
+        request.args = args;
+        refill(&mut request.session_id, session_id);
         request.agent = agent;
-        request.tool = tool.to_owned();
-        request.via = None;
-        request.directory.clone_from(&self.directories.0);
-        request.worktree.clone_from(&self.directories.1);
-        self.decide_brief(&request)
+        refill(&mut request.tool, tool);
+        let looked_up = lookups.is_some();
+        if let Some(l) = lookups {
+            (request.resolved, request.contents) = (l.resolved, l.contents);
+            (request.oversized, request.exists) = (l.oversized, l.exists);
+        }
+        let answer = self.decide_brief(&request);
+        // Kept for the next call without what was this call's own.
+        request.args = serde_json::Value::Null;
+        request.agent = None;
+        if looked_up {
+            (request.resolved, request.contents) = Default::default();
+            (request.oversized, request.exists) = Default::default();
+        }
+        self.call = request;
+        answer
     }
 
     /// What the shim must look up for this call before deciding (`{resolve, content,
@@ -277,6 +289,12 @@ impl Nso {
         };
         Ok(JsValue::from_str(&text))
     }
+}
+
+/// Sets `to` to `text`, in the room it has.
+fn refill(to: &mut String, text: &str) {
+    to.clear();
+    to.push_str(text);
 }
 
 /// What the shim must look up before the core can decide: `{"need": {resolve, content,
