@@ -81,17 +81,26 @@ function caller(hooks, run, makeFresh) {
  * real paths it may have made stale (all of them after bash; files cached as missing after
  * write or edit), so the next call resolves those again (a refused call never runs); and after
  * each round the event loop runs, so the logs and the activity feed are written by their
- * timers, off the calls.
+ * timers, off the calls. An allow set beside a refusal (`counterpart`, right after it) is
+ * measured in the refusal's state: what was forgotten just before the refusal is forgotten
+ * again before it (the refusal ran nothing), so that their ratio compares the decisions, not
+ * a cached path against one resolved again.
  */
 async function measure(hooks, makeFresh = false) {
   const calls = runs.map((run) => caller(hooks, run, makeFresh));
   const times = runs.map(() => new Float64Array(ROUNDS));
+  // The tool whose changes were forgotten right before the call about to be made.
+  let forgotFor = null;
+  let forgotBeforeRefusal = null;
   for (let round = -Math.floor(ROUNDS / 4); round < ROUNDS; round++) {
     for (let i = 0; i < calls.length; i++) {
+      if (runs[i].counterpart && forgotBeforeRefusal) forgetChangedBy(forgotBeforeRefusal);
+      if (runs[i].refused) forgotBeforeRefusal = forgotFor;
       const t0 = performance.now();
       await calls[i](round);
       if (round >= 0) times[i][round] = (performance.now() - t0) * 1000;
-      if (!runs[i].refused && !READ_ONLY.has(runs[i].tool)) forgetChangedBy(runs[i].tool);
+      forgotFor = !runs[i].refused && !READ_ONLY.has(runs[i].tool) ? runs[i].tool : null;
+      if (forgotFor) forgetChangedBy(forgotFor);
     }
     await new Promise((resolve) => setImmediate(resolve));
   }

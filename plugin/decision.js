@@ -84,12 +84,14 @@ const COUNTED_SESSIONS = 256;
  * plain allow and what must be looked up do not cross, and a refusal is counted here (see
  * {@link refusedAgain}). A call is its arguments and lookups as JSON, its tool and its agent;
  * a lasting allow's key is left in `request.lastingKey`, under which the host may keep what
- * else is as pure (its write targets).
+ * else is as pure (its write targets). The arguments' JSON is kept in `request.argsText` for
+ * the call's next lookup round.
  */
 export function askCore(engine, request, directory, worktree, lasting) {
   const r = request;
   if (r.via !== undefined || r.directory !== directory || r.worktree !== worktree) return engine.decide(JSON.stringify(r));
-  const args = JSON.stringify(r.args);
+  // The arguments do not change between lookup rounds: encoded once per call.
+  const args = (r.argsText ??= JSON.stringify(r.args));
   const lookups = lookupsJson(r);
   // JSON has no raw NUL, the tool's length ends the tool, and an agent (last) is marked apart
   // from none (an unrecorded caller), so no two calls share a key.
