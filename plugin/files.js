@@ -86,8 +86,8 @@ function anchoredReal(dir) {
 function sameFolder(dir, { dev, ino }) {
   let stat;
   try {
-    // No options: Bun parses an options object for longer than the lstat takes; a root is
-    // nearly always there, so the throw when it is not is rare.
+    // No options: Bun spends about a quarter of an lstat parsing an options object, and a
+    // root is nearly always there, so the throw when it is not is rare.
     stat = fs.lstatSync(dir);
   } catch {
     return false;
