@@ -36,6 +36,8 @@ const realDirs = new Map();
  */
 const realFiles = new Map();
 const MAX_CACHED_FILES = 4096;
+/** Folders of {@link realDirs} found missing: nothing inside them exists either. */
+const missingDirs = new Set();
 
 /**
  * Project roots NSO decides for, by real path: `{dev, ino}` of the folder. Their real location
@@ -99,6 +101,7 @@ function sameFolder(dir, { dev, ino }) {
 export function forgetRealPaths() {
   realDirs.clear();
   realFiles.clear();
+  missingDirs.clear();
 }
 
 /**
@@ -118,6 +121,7 @@ const CONTENT_WRITERS = new Set(["write", "edit"]);
 export function forgetChangedBy(tool) {
   if (!CONTENT_WRITERS.has(tool)) return forgetRealPaths();
   for (const [abs, [, exists]] of realFiles) if (!exists) realFiles.delete(abs);
+  missingDirs.clear();
   return undefined;
 }
 
@@ -154,7 +158,9 @@ function existingReal(dir) {
 function walkDir(dir) {
   if (dir === "/") return dir;
   const base = realDir(parentOf(dir));
-  return resolveLink(base, joinTo(base, nameOf(dir)))[0];
+  const [real, exists] = resolveLink(base, joinTo(base, nameOf(dir)));
+  if (!exists) missingDirs.add(dir);
+  return real;
 }
 
 /**
@@ -193,7 +199,10 @@ export function realPathInfo(abs) {
   const plain = abs.startsWith("/") && !abs.includes("/.") && !abs.includes("//") && !abs.endsWith("/");
   const clean = plain ? abs : path.resolve(abs);
   if (clean === "/") return ["/", true];
-  const dir = realDir(parentOf(clean));
+  const parent = parentOf(clean);
+  const dir = realDir(parent);
+  // In a folder that does not exist, nothing does: no lstat.
+  if (missingDirs.has(parent)) return [joinTo(dir, nameOf(clean)), false];
   return resolveLink(dir, joinTo(dir, nameOf(clean)));
 }
 

@@ -94,3 +94,24 @@ test("anchorAt ignores what is not a folder", () => {
   forgetChangedBy("bash");
   assert.deepEqual(cachedPathInfo(path.join(dir, "f.txt/x")), [path.join(dir, "f.txt/x"), false]);
 });
+
+test("in a folder found missing nothing is looked up, until a write may have made it", () => {
+  const dir = makeProject({ "src/app.ts": "x" });
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  const at = (rel) => path.join(dir, rel);
+  assert.deepEqual(cachedPathInfo(at("src/new/a.ts")), [at("src/new/a.ts"), false]);
+  const lstat = fs.lstatSync;
+  let calls = 0;
+  fs.lstatSync = (...args) => (calls++, lstat(...args));
+  try {
+    assert.deepEqual(cachedPathInfo(at("src/new/b.ts")), [at("src/new/b.ts"), false]);
+    assert.equal(calls, 0);
+  } finally {
+    fs.lstatSync = lstat;
+  }
+  fs.mkdirSync(at("src/new"));
+  fs.writeFileSync(at("src/new/b.ts"), "x");
+  forgetChangedBy("write");
+  assert.deepEqual(cachedPathInfo(at("src/new/b.ts")), [at("src/new/b.ts"), true]);
+});
