@@ -33,11 +33,11 @@ const realDirs = new Map();
 /**
  * `[real path, exists]` of files asked about since the last change, under the same rule: the
  * same file is asked about again and again (reads, then edits of it) while nothing changes.
+ * Folders walked part by part are kept here too, so a file in a folder found missing needs no
+ * lstat, and a folder asked about both ways is looked up once.
  */
 const realFiles = new Map();
 const MAX_CACHED_FILES = 4096;
-/** Folders of {@link realDirs} found missing: nothing inside them exists either. */
-const missingDirs = new Set();
 
 /**
  * Project roots NSO decides for, by real path: `{dev, ino}` of the folder. Their real location
@@ -101,7 +101,6 @@ function sameFolder(dir, { dev, ino }) {
 export function forgetRealPaths() {
   realDirs.clear();
   realFiles.clear();
-  missingDirs.clear();
 }
 
 /**
@@ -121,7 +120,6 @@ const CONTENT_WRITERS = new Set(["write", "edit"]);
 export function forgetChangedBy(tool) {
   if (!CONTENT_WRITERS.has(tool)) return forgetRealPaths();
   for (const [abs, [, exists]] of realFiles) if (!exists) realFiles.delete(abs);
-  missingDirs.clear();
   return undefined;
 }
 
@@ -155,12 +153,9 @@ function existingReal(dir) {
   }
 }
 
+/** `dir` walked part by part: its `[real path, exists]` as a file's, so it is kept with theirs. */
 function walkDir(dir) {
-  if (dir === "/") return dir;
-  const base = realDir(parentOf(dir));
-  const [real, exists] = resolveLink(base, joinTo(base, nameOf(dir)));
-  if (!exists) missingDirs.add(dir);
-  return real;
+  return dir === "/" ? dir : cachedPathInfo(dir)[0];
 }
 
 /**
@@ -201,8 +196,8 @@ export function realPathInfo(abs) {
   if (clean === "/") return ["/", true];
   const parent = parentOf(clean);
   const dir = realDir(parent);
-  // In a folder that does not exist, nothing does: no lstat.
-  if (missingDirs.has(parent)) return [joinTo(dir, nameOf(clean)), false];
+  // In a folder found missing (a walked folder is kept with the files), nothing exists: no lstat.
+  if (realFiles.get(parent)?.[1] === false) return [joinTo(dir, nameOf(clean)), false];
   return resolveLink(dir, joinTo(dir, nameOf(clean)));
 }
 

@@ -67,10 +67,7 @@ fn decide(engine: &mut Engine, request: &mut Value) -> Option<String> {
         }
         let outcome = engine.decide_unless_plain(&req);
         req.args = Value::Null;
-        req.agent = None;
-        if lookups.is_some() {
-            (req.resolved, req.contents, req.exists) = Default::default();
-        }
+        (req.resolved, req.contents, req.exists) = Default::default();
         KEPT.set(req);
         let answer = match outcome {
             Err(need) => {

@@ -8,18 +8,21 @@ import test from "node:test";
 import { anchorAt, cachedPathInfo, forgetChangedBy } from "../../plugin/files.js";
 import { makeProject } from "./helpers.mjs";
 
-/** Calls of libc realpath (`fs.realpathSync.native`) while `fn` runs. */
-function realpathCalls(fn) {
-  const real = fs.realpathSync.native;
+/** How many times `object[name]` is called while `fn` runs. */
+function callsOf(object, name, fn) {
+  const real = object[name];
   let calls = 0;
-  fs.realpathSync.native = (...args) => (calls++, real(...args));
+  object[name] = (...args) => (calls++, real(...args));
   try {
     fn();
   } finally {
-    fs.realpathSync.native = real;
+    object[name] = real;
   }
   return calls;
 }
+
+/** Calls of libc realpath (`fs.realpathSync.native`) while `fn` runs. */
+const realpathCalls = (fn) => callsOf(fs.realpathSync, "native", fn);
 
 test("after a change, folders up to two levels below a root are walked from it, deeper ones not", () => {
   const dir = makeProject({ "src/app.ts": "x", "src/lib/util.ts": "x", "src/lib/deep/x.ts": "x" });
@@ -101,15 +104,9 @@ test("in a folder found missing nothing is looked up, until a write may have mad
   forgetChangedBy("bash");
   const at = (rel) => path.join(dir, rel);
   assert.deepEqual(cachedPathInfo(at("src/new/a.ts")), [at("src/new/a.ts"), false]);
-  const lstat = fs.lstatSync;
-  let calls = 0;
-  fs.lstatSync = (...args) => (calls++, lstat(...args));
-  try {
+  assert.equal(callsOf(fs, "lstatSync", () => {
     assert.deepEqual(cachedPathInfo(at("src/new/b.ts")), [at("src/new/b.ts"), false]);
-    assert.equal(calls, 0);
-  } finally {
-    fs.lstatSync = lstat;
-  }
+  }), 0);
   fs.mkdirSync(at("src/new"));
   fs.writeFileSync(at("src/new/b.ts"), "x");
   forgetChangedBy("write");

@@ -179,19 +179,16 @@ impl Nso {
         refill(&mut request.session_id, session_id);
         request.agent = agent;
         refill(&mut request.tool, tool);
-        let looked_up = lookups.is_some();
         if let Some(l) = lookups {
             (request.resolved, request.contents) = (l.resolved, l.contents);
             (request.oversized, request.exists) = (l.oversized, l.exists);
         }
         let answer = self.decide_brief(&request);
-        // Kept for the next call without what was this call's own.
+        // Kept for the next call without what was this call's own (empty maps allocate
+        // nothing); the agent and the strings are replaced by the next call.
         request.args = serde_json::Value::Null;
-        request.agent = None;
-        if looked_up {
-            (request.resolved, request.contents) = Default::default();
-            (request.oversized, request.exists) = Default::default();
-        }
+        (request.resolved, request.contents) = Default::default();
+        (request.oversized, request.exists) = Default::default();
         self.call = request;
         answer
     }
