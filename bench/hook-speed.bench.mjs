@@ -76,20 +76,23 @@ function caller(hooks, run, makeFresh) {
 }
 
 /**
- * Per-call times (µs) of every run, measured in rotation after a warm-up. As in a session,
- * untimed: after a call that ran and may change files, the host's after hook forgets the cached
- * real paths it may have made stale (all of them after bash; files cached as missing after
- * write or edit), so the next call resolves those again (a refused call never runs); and after
- * each round the event loop runs, so the logs and the activity feed are written by their
- * timers, off the calls. An allow set beside a refusal (`counterpart`, right after it) is
- * measured in the refusal's state: what was forgotten just before the refusal is forgotten
- * again before it (the refusal ran nothing), so that their ratio compares the decisions, not
- * a cached path against one resolved again.
+ * Per-call times (µs) of every run, measured in rotation after a warm-up, and of the host's
+ * after hook of each call that ran. As in a session: after a call that ran (a refused call
+ * never runs), the host's after hook runs, which forgets the cached real paths the call may
+ * have made stale (all of them after bash, then looks up again the files cached before it;
+ * files cached as missing after write or edit); and after each round the event loop runs, so
+ * the logs and the activity feed are written by their timers, off the calls. An allow set
+ * beside a refusal (`counterpart`, right after it) is measured in the refusal's state: what
+ * the after hook before the refusal forgot is forgotten again before it (the refusal ran
+ * nothing), so that their ratio compares the decisions, not a cached path against one
+ * resolved again.
  */
 async function measure(hooks, makeFresh = false) {
   const calls = runs.map((run) => caller(hooks, run, makeFresh));
+  const after = hooks["tool.execute.after"];
   const times = runs.map(() => new Float64Array(ROUNDS));
-  // The tool whose changes were forgotten right before the call about to be made.
+  const afterTimes = runs.map(() => new Float64Array(ROUNDS));
+  // The tool whose after hook ran right before the call about to be made.
   let forgotFor = null;
   let forgotBeforeRefusal = null;
   for (let round = -Math.floor(ROUNDS / 4); round < ROUNDS; round++) {
@@ -98,13 +101,17 @@ async function measure(hooks, makeFresh = false) {
       if (runs[i].refused) forgotBeforeRefusal = forgotFor;
       const t0 = performance.now();
       await calls[i](round);
-      if (round >= 0) times[i][round] = (performance.now() - t0) * 1000;
+      const t1 = performance.now();
+      if (round >= 0) times[i][round] = (t1 - t0) * 1000;
       forgotFor = !runs[i].refused && !READ_ONLY.has(runs[i].tool) ? runs[i].tool : null;
-      if (forgotFor) forgetChangedBy(forgotFor);
+      if (runs[i].refused) continue;
+      await after({ tool: runs[i].tool, sessionID: `ses_${runs[i].agent}`, callID: "c", args: runs[i].args }, { title: "", output: "", metadata: {} });
+      if (round >= 0) afterTimes[i][round] = (performance.now() - t1) * 1000;
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return times.map((t) => Array.from(t).sort((a, b) => a - b));
+  const sorted = (list) => list.map((t) => Array.from(t).sort((a, b) => a - b));
+  return Object.assign(sorted(times), { after: sorted(afterTimes) });
 }
 
 /** One cold start in this (fresh) process: import, instantiate, load config. */
@@ -163,6 +170,12 @@ async function main() {
     const ratios = [ratio(plain, i), ratio(first, i)].filter(Boolean).join(", ");
     console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${run.expect.padEnd(8)}${cell(plain[i])}${cell(first[i])}` +
       `${cell(claims[i])}${native ? `${natCell(nat(native.calls, run))}${natCell(nat(native.fresh, run))}` : ""}${ratios}`);
+  }
+  console.log("the host's after hook of each call that ran (untimed above): again, first time, claims on");
+  for (const [i, run] of runs.entries()) {
+    if (run.refused) continue;
+    console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${"after".padEnd(8)}` +
+      `${cell(plain.after[i])}${cell(first.after[i])}${cell(claims.after[i])}`);
   }
 }
 

@@ -104,6 +104,14 @@ export function forgetRealPaths() {
 }
 
 /**
+ * Whether a call that may change anything runs (see {@link changeBegins}): the cache is then
+ * neither read nor filled, and what it holds is looked up again when the call ends.
+ */
+let changing = false;
+/** How many of the files cached before a change are looked up again after it (the latest). */
+export const MAX_RECHECKED = 64;
+
+/**
  * Tools that only write a file's content, creating the file and its missing folders: OpenCode's
  * `write` and `edit` (no rename, no delete, no symlink). What they change cannot move an
  * existing path, so only the cached answers "does not exist" can turn stale.
@@ -111,16 +119,38 @@ export function forgetRealPaths() {
 const CONTENT_WRITERS = new Set(["write", "edit"]);
 
 /**
+ * A call of `tool` is about to run (the host's before hook let it through). Unless it only
+ * writes content (`write`, `edit`), the cache is set aside until a change ends (see
+ * {@link forgetChangedBy}): a call decided while it runs (a host may run calls side by side)
+ * resolves its paths as they are then, and if its end is never reported (a tool that throws,
+ * or that the host's own permissions refuse, has no after hook), nothing cached before it is
+ * trusted until another change ends.
+ */
+export function changeBegins(tool) {
+  if (!CONTENT_WRITERS.has(tool)) changing = true;
+}
+
+/**
  * Forgets what a finished call of `tool` may have made stale. After `write` or `edit`, the
  * files cached as missing (one of them may now exist, also behind a symlink or in a new
  * folder); a folder cached while missing keeps its location when `mkdir` creates it, and
  * existing paths keep theirs. After any other tool (bash, apply_patch, unknown ones may move,
- * delete or swap anything for a symlink), everything.
+ * delete or swap anything for a symlink), everything; then the files that were cached (at
+ * most the latest {@link MAX_RECHECKED}) are looked up again at once, in the host's after
+ * hook of the call that may have changed them, so that the next calls, which name the same
+ * files again and again, find them already checked. That is the lookup the next call would
+ * make, made earlier: in both cases what changes after it is seen when the next change ends
+ * or the host reports a file event.
  */
 export function forgetChangedBy(tool) {
-  if (!CONTENT_WRITERS.has(tool)) return forgetRealPaths();
-  for (const [abs, [, exists]] of realFiles) if (!exists) realFiles.delete(abs);
-  return undefined;
+  if (CONTENT_WRITERS.has(tool)) {
+    for (const [abs, [, exists]] of realFiles) if (!exists) realFiles.delete(abs);
+    return;
+  }
+  const names = [...realFiles.keys()].slice(-MAX_RECHECKED);
+  changing = false;
+  forgetRealPaths();
+  for (const abs of names) cachedPathInfo(abs);
 }
 
 // Paths here are absolute and normalised (path.resolve ran first), so plain slicing at the
@@ -136,10 +166,10 @@ const joinTo = (dir, name) => (dir === "/" ? `/${name}` : `${dir}/${name}`);
  * do not exist yet are kept as written.
  */
 function realDir(dir) {
-  let real = realDirs.get(dir);
+  let real = changing ? undefined : realDirs.get(dir);
   if (real === undefined) {
     real = anchoredReal(dir) ?? existingReal(dir) ?? walkDir(dir);
-    realDirs.set(dir, real);
+    if (!changing) realDirs.set(dir, real);
   }
   return real;
 }
@@ -197,7 +227,7 @@ export function realPathInfo(abs) {
   const parent = parentOf(clean);
   const dir = realDir(parent);
   // In a folder found missing (a walked folder is kept with the files), nothing exists: no lstat.
-  if (realFiles.get(parent)?.[1] === false) return [joinTo(dir, nameOf(clean)), false];
+  if (!changing && realFiles.get(parent)?.[1] === false) return [joinTo(dir, nameOf(clean)), false];
   return resolveLink(dir, joinTo(dir, nameOf(clean)));
 }
 
@@ -207,6 +237,7 @@ export function realPathInfo(abs) {
  * sync, which moves files itself, asks {@link realPathInfo}.
  */
 export function cachedPathInfo(abs) {
+  if (changing) return realPathInfo(abs);
   let info = realFiles.get(abs);
   if (info === undefined) {
     info = realPathInfo(abs);

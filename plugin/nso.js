@@ -11,7 +11,7 @@ import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
-import { anchorAt, forgetChangedBy, projectRoot, readText } from "./files.js";
+import { anchorAt, changeBegins, forgetChangedBy, projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
 import { createOwnWrites } from "./own-writes.js";
 import { createProjectHooks } from "./project-hooks.js";
@@ -224,23 +224,27 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     }
     if (rest instanceof Error) return refused(input, output, agent, seen, rest);
     if (!rest) {
-      callStarted(input, output, agent, seen.verdict, seen.rule, seen.message);
+      callStarted(input, output, agent, seen.verdict, seen.rule, seen.message, true);
       return DECIDED;
     }
-    return rest.then(() => callStarted(input, output, agent, seen.verdict, seen.rule, seen.message), (error) => {
-      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
+    return rest.then(() => callStarted(input, output, agent, seen.verdict, seen.rule, seen.message, true), (error) => {
+      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message, false);
       throw error;
     });
   }
 
   /** {@link beforeTool}'s answer to a call refused at once: `error`, recorded and rejected. */
   function refused(input, output, agent, seen, error) {
-    callStarted(input, output, agent, "block", error?.rule ?? seen.rule ?? null, error?.message);
+    callStarted(input, output, agent, "block", error?.rule ?? seen.rule ?? null, error?.message, false);
     return Promise.reject(error);
   }
 
-  /** The activity feed's record of a call about to run, or refused (`verdict` "block"). */
-  function callStarted(input, output, agent, verdict, rule, message) {
+  /**
+   * The activity feed's record of a call about to run (`runs`), or refused; a call that runs
+   * and may change files begins a change (files.js `changeBegins`).
+   */
+  function callStarted(input, output, agent, verdict, rule, message, runs) {
+    if (runs && !READ_TOOLS.has(input.tool)) changeBegins(input.tool);
     activity.record("call", {
       session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
       verdict, rule, target: callTarget(output?.args), message,
@@ -267,7 +271,9 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
       const decision = decide(request);
       if (decision) {
-        Object.assign(seen, { verdict: decision.verdict, rule: decision.ruleId ?? null, message: decision.message ?? null });
+        seen.verdict = decision.verdict;
+        seen.rule = decision.ruleId ?? null;
+        seen.message = decision.message ?? null;
         logDecision(logs, decision, request);
         if (decision.verdict === "block") return blockError(decision.message);
         if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);

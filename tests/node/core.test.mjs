@@ -3,6 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
+import { briefWith, countText } from "../../plugin/decision.js";
+
 const require = createRequire(import.meta.url);
 const core = require("../../pkg/nso.js");
 
@@ -97,6 +99,32 @@ test("decideCall: a lasting plain allow is true, another plain allow undefined, 
   assert.deepEqual(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" })),
     { need: { resolve: ["/p/src/a.ts"], content: [], exists: [] }, lasting: true });
   assert.deepEqual(Object.keys(JSON.parse(call("s1", undefined, "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
+});
+
+test("the shim's copy of a remembered refusal keeps every field of the core's brief", () => {
+  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
+  nso.setDirectories("/p", "/p");
+  const briefs = [
+    ["dev", "bash", { command: "git push origin main" }, undefined],
+    ["dev", "bash", { command: "cd src && git push --force" }, undefined],
+    ["dev", "frobnicate", { x: 1 }, undefined],
+    ["qa", "write", { filePath: "src/a.ts", content: "x" }, { resolved: { "/p/src/a.ts": "/p/src/a.ts" }, contents: {}, exists: { "/p/src/a.ts": true } }],
+  ].map(([agent, tool, args, lookups]) => JSON.parse(nso.decideCall("s", agent, tool, JSON.stringify(args), lookups && JSON.stringify(lookups))));
+  for (const answer of briefs) {
+    const brief = { ...answer };
+    delete brief.again; // the shim keeps it apart
+    const copy = briefWith(brief, brief.message);
+    for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
+    assert.deepEqual(copy, brief);
+  }
+  assert.ok(briefs.some((b) => b.again !== undefined), "some of them are remembered refusals");
+  assert.ok(briefs.some((b) => b.unclassified && b.log?.length), "one has the flag and log lines");
+});
+
+test("the shim writes a repeat count as String does", () => {
+  const samples = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 1010, 1100, 9999, 10000, 999999, 1000000, 1000001, 2 ** 31, 2 ** 53 - 1];
+  for (let i = 0; i < 2000; i++) samples.push(i, Math.floor(Math.random() * 1e9));
+  for (const n of samples) assert.equal(countText(n), String(n));
 });
 
 test("the repeat note's words, put together as the shim does, are the core's own note", () => {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import test from "node:test";
-import { anchorAt, cachedPathInfo, forgetChangedBy } from "../../plugin/files.js";
+import { MAX_RECHECKED, anchorAt, cachedPathInfo, changeBegins, forgetChangedBy } from "../../plugin/files.js";
 import { makeProject } from "./helpers.mjs";
 
 /** How many times `object[name]` is called while `fn` runs. */
@@ -23,6 +23,15 @@ function callsOf(object, name, fn) {
 
 /** Calls of libc realpath (`fs.realpathSync.native`) while `fn` runs. */
 const realpathCalls = (fn) => callsOf(fs.realpathSync, "native", fn);
+
+/** File system calls (lstat and libc realpath) while `fn` runs. */
+function lookups(fn) {
+  let realpaths = 0;
+  const lstats = callsOf(fs, "lstatSync", () => {
+    realpaths = realpathCalls(fn);
+  });
+  return lstats + realpaths;
+}
 
 test("after a change, folders up to two levels below a root are walked from it, deeper ones not", () => {
   const dir = makeProject({ "src/app.ts": "x", "src/lib/util.ts": "x", "src/lib/deep/x.ts": "x" });
@@ -111,4 +120,61 @@ test("in a folder found missing nothing is looked up, until a write may have mad
   fs.writeFileSync(at("src/new/b.ts"), "x");
   forgetChangedBy("write");
   assert.deepEqual(cachedPathInfo(at("src/new/b.ts")), [at("src/new/b.ts"), true]);
+});
+
+test("when a change ends, the files cached before it are looked up again at once, as the change left them", () => {
+  const outside = makeProject({ "app.ts": "x" });
+  const dir = makeProject({ "src/app.ts": "x", "README.md": "x" });
+  const at = (rel) => path.join(dir, rel);
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(at("src/app.ts")), [at("src/app.ts"), true]);
+  assert.deepEqual(cachedPathInfo(at("README.md")), [at("README.md"), true]);
+  changeBegins("bash");
+  // The command swaps src/ for a link out of the project.
+  fs.renameSync(at("src"), at("src-old"));
+  fs.symlinkSync(outside, at("src"));
+  forgetChangedBy("bash");
+  assert.equal(lookups(() => {
+    assert.deepEqual(cachedPathInfo(at("src/app.ts")), [path.join(outside, "app.ts"), true]);
+    assert.deepEqual(cachedPathInfo(at("README.md")), [at("README.md"), true]);
+  }), 0, "looked up in the after hook, not by the next call");
+});
+
+test("while a change runs, nothing cached before it is used; write and edit begin no change", () => {
+  const outside = makeProject({ "app.ts": "x" });
+  const dir = makeProject({ "src/app.ts": "x" });
+  const at = (rel) => path.join(dir, rel);
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(at("src/app.ts")), [at("src/app.ts"), true]);
+  changeBegins("write");
+  changeBegins("edit");
+  assert.equal(lookups(() => cachedPathInfo(at("src/app.ts"))), 0, "still cached");
+  changeBegins("bash");
+  fs.renameSync(at("src"), at("src-old"));
+  fs.symlinkSync(outside, at("src"));
+  // A call decided while the command runs (hosts may run calls side by side) sees the swap.
+  assert.deepEqual(cachedPathInfo(at("src/app.ts")), [path.join(outside, "app.ts"), true]);
+  // A second change beginning while the first runs forgets again.
+  fs.rmSync(at("src"));
+  fs.renameSync(at("src-old"), at("src"));
+  changeBegins("apply_patch");
+  assert.deepEqual(cachedPathInfo(at("src/app.ts")), [at("src/app.ts"), true]);
+  forgetChangedBy("apply_patch");
+  forgetChangedBy("bash");
+  assert.equal(lookups(() => cachedPathInfo(at("src/app.ts"))), 0);
+});
+
+test(`only the latest ${MAX_RECHECKED} files cached are looked up again when a change ends`, () => {
+  const names = Array.from({ length: MAX_RECHECKED + 8 }, (_, i) => `f${i}.ts`);
+  const dir = makeProject(Object.fromEntries(names.map((n) => [n, "x"])));
+  anchorAt(dir);
+  forgetChangedBy("bash");
+  for (const name of names) cachedPathInfo(path.join(dir, name));
+  changeBegins("bash");
+  forgetChangedBy("bash");
+  assert.equal(lookups(() => cachedPathInfo(path.join(dir, names.at(-1)))), 0);
+  assert.equal(lookups(() => cachedPathInfo(path.join(dir, names[8]))), 0);
+  assert.ok(lookups(() => cachedPathInfo(path.join(dir, names[7]))) > 0, "older ones are looked up when asked");
 });

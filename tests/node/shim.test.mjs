@@ -250,6 +250,38 @@ test("cached real paths: write and edit forget only what was missing, other tool
   assert.deepEqual(cachedPathInfo(removed), [removed, false]);
 });
 
+test("the hooks: a bash call let through begins a change, a refused one does not; its after hook looks up again", async () => {
+  const outside = makeProject({ "app.ts": "x" });
+  const config = { authority: { preset: "kord" }, conductor: { mode: "off" } };
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify(config), "src/app.ts": "x" });
+  const file = path.join(dir, "src/app.ts");
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_a", "dev");
+  const lstats = (fn) => {
+    const real = fs.lstatSync;
+    let calls = 0;
+    fs.lstatSync = (...args) => (calls++, real(...args));
+    try {
+      fn();
+    } finally {
+      fs.lstatSync = real;
+    }
+    return calls;
+  };
+  forgetChangedBy("bash");
+  assert.deepEqual(cachedPathInfo(file), [file, true]);
+  assert.match(await bashIn(nso, "ses_a", "git push origin main") ?? "", /NSO/, "refused: it never runs");
+  assert.equal(lstats(() => cachedPathInfo(file)), 0, "a refused call changes nothing");
+  assert.equal(await bashIn(nso, "ses_a", "ls -la src"), null);
+  fs.renameSync(path.join(dir, "src"), path.join(dir, "src-old"));
+  fs.symlinkSync(outside, path.join(dir, "src"));
+  assert.deepEqual(cachedPathInfo(file), [path.join(outside, "app.ts"), true], "while it runs, looked up anew");
+  fs.rmSync(path.join(dir, "src"));
+  fs.renameSync(path.join(dir, "src-old"), path.join(dir, "src"));
+  await nso.afterTool({ tool: "bash", sessionID: "ses_a", callID: "c", args: { command: "ls -la src" } }, { output: "" });
+  assert.equal(lstats(() => assert.deepEqual(cachedPathInfo(file), [file, true])), 0, "looked up again by the after hook");
+});
+
 test("real locations: links in folders and last parts, chains, dangling links, parts not yet there", () => {
   const outside = makeProject();
   const dir = makeProject({ "real/f.txt": "x" });
