@@ -131,6 +131,24 @@ test("a kord notepad takes appends (even through bash) but no rewrite", async ()
   assert.equal(fs.readFileSync(path.join(projectDir, notepad), "utf8"), "# Learnings\n- first\n- second\n");
 });
 
+test("a folder a bash call swaps for a link out is seen by the next write (paths cached before it are looked up again)", async () => {
+  // proofchecker's implementer may move and delete the project's files (kord's agents may not).
+  const outside = tempDir("target");
+  const config = { ".opencode/nso.json": JSON.stringify({ authority: { preset: "proofchecker" } }), "src/app.ts": "a = 1\n" };
+  const projectDir = makeProject({ files: config, git: true });
+  const agents = { agent: { implementer: { mode: "primary", prompt: "You implement." } } };
+  const { results } = await runWith([
+    { toolCalls: [{ name: "read", args: { filePath: "src/app.ts" } }] },
+    { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "a = 2\n" } }] },
+    { toolCalls: [{ name: "bash", args: { command: `mv src src-old && ln -s ${outside} src`, description: "swap" } }] },
+    { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "leak\n" } }] },
+  ], { projectDir, agent: "implementer", config: agents });
+  assert.equal(fs.readFileSync(path.join(projectDir, "src-old/app.ts"), "utf8"), "a = 2\n", JSON.stringify(results));
+  assert.ok(fs.lstatSync(path.join(projectDir, "src")).isSymbolicLink(), JSON.stringify(results));
+  assert.match(results.at(-1), /^NSO blocked write for @implementer: .*outside the project/s);
+  assert.equal(fs.existsSync(path.join(outside, "app.ts")), false);
+});
+
 test("a symlink inside the project that points out is outside", async () => {
   const outside = tempDir("target");
   const projectDir = makeProject({ files: KORD, git: true });
