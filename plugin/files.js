@@ -119,15 +119,21 @@ export const MAX_RECHECKED = 64;
 const CONTENT_WRITERS = new Set(["write", "edit"]);
 
 /**
+ * Tools that change nothing themselves: a `task` runs a subagent whose own calls go through
+ * the hooks, each beginning and ending its change. (Its end still forgets everything.)
+ */
+const DELEGATING = new Set(["task"]);
+
+/**
  * A call of `tool` is about to run (the host's before hook let it through). Unless it only
- * writes content (`write`, `edit`), the cache is set aside until a change ends (see
- * {@link forgetChangedBy}): a call decided while it runs (a host may run calls side by side)
- * resolves its paths as they are then, and if its end is never reported (a tool that throws,
- * or that the host's own permissions refuse, has no after hook), nothing cached before it is
- * trusted until another change ends.
+ * writes content (`write`, `edit`) or delegates (`task`), the cache is set aside until a
+ * change ends (see {@link forgetChangedBy}): a call decided while it runs (a host may run
+ * calls side by side) resolves its paths as they are then, and if its end is never reported
+ * (a tool that throws, or that the host's own permissions refuse, has no after hook), nothing
+ * cached before it is trusted until another change ends.
  */
 export function changeBegins(tool) {
-  if (!CONTENT_WRITERS.has(tool)) changing = true;
+  if (!CONTENT_WRITERS.has(tool) && !DELEGATING.has(tool)) changing = true;
 }
 
 /**

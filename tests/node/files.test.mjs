@@ -141,7 +141,7 @@ test("when a change ends, the files cached before it are looked up again at once
   }), 0, "looked up in the after hook, not by the next call");
 });
 
-test("while a change runs, nothing cached before it is used; write and edit begin no change", () => {
+test("while a change runs, nothing cached before it is used; write, edit and task begin no change", () => {
   const outside = makeProject({ "app.ts": "x" });
   const dir = makeProject({ "src/app.ts": "x" });
   const at = (rel) => path.join(dir, rel);
@@ -150,6 +150,7 @@ test("while a change runs, nothing cached before it is used; write and edit begi
   assert.deepEqual(cachedPathInfo(at("src/app.ts")), [at("src/app.ts"), true]);
   changeBegins("write");
   changeBegins("edit");
+  changeBegins("task"); // its subagent's calls begin their own changes
   assert.equal(lookups(() => cachedPathInfo(at("src/app.ts"))), 0, "still cached");
   changeBegins("bash");
   fs.renameSync(at("src"), at("src-old"));
