@@ -26,8 +26,9 @@ export function readText(file) {
 
 /**
  * Real locations of folders, cached between tool calls: every call resolves its paths, and
- * libc realpath costs several syscalls. The cache is cleared whenever something may have
- * changed the file system (a write-class tool finished, the host reported a file event).
+ * libc realpath costs several syscalls. The cache is set aside while a call that may change
+ * the file system runs, and cleared when it ends or the host reports a file event (see
+ * {@link changeBegins}, {@link forgetChangedBy}).
  */
 const realDirs = new Map();
 /**
