@@ -90,12 +90,21 @@ const COUNTED_SESSIONS = 256;
 export function askCore(engine, request, directory, worktree, lasting) {
   const r = request;
   if (r.via !== undefined || r.directory !== directory || r.worktree !== worktree) return engine.decide(JSON.stringify(r));
-  // The arguments do not change between lookup rounds: encoded once per call.
-  const args = (r.argsText ??= JSON.stringify(r.args));
   const lookups = lookupsJson(r);
   // JSON has no raw NUL, the tool's length ends the tool, and an agent (last) is marked apart
   // from none (an unrecorded caller), so no two calls share a key.
-  const key = lasting && `${args}\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent == null ? "-" : `@${r.agent}`}`;
+  const rest = lasting && `\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent == null ? "-" : `@${r.agent}`}`;
+  // A write or edit allowed for any text of its shape is kept under its shape (see
+  // ANY_TEXT_ARGS): asked first, so such a call encodes no text.
+  const shape = rest ? textShape(r) : undefined;
+  const shapeKey = shape && `\u0001${shape}${rest}`;
+  if (shapeKey && lasting.get(shapeKey) !== undefined) {
+    r.lastingKey = shapeKey;
+    return undefined;
+  }
+  // The arguments do not change between lookup rounds: encoded once per call.
+  const args = (r.argsText ??= JSON.stringify(r.args));
+  const key = rest && `${args}${rest}`;
   const known = key ? lasting.get(key) : undefined;
   if (known?.refused) return refusedAgain(engine, r.sessionId ?? "", known);
   if (known?.need) return known;
@@ -105,10 +114,11 @@ export function askCore(engine, request, directory, worktree, lasting) {
   }
   const answer = engine.decideCall(r.sessionId ?? "", r.agent ?? undefined, r.tool, args, lookups);
   if (answer === undefined) return undefined;
-  if (answer === true) {
-    if (key) {
-      remember(engine, lasting, key, null);
-      r.lastingKey = key;
+  if (answer === true || answer === ANY_TEXT) {
+    const kept = answer === ANY_TEXT && shapeKey ? shapeKey : key;
+    if (kept) {
+      remember(engine, lasting, kept, null);
+      r.lastingKey = kept;
     }
     return undefined;
   }
@@ -123,6 +133,32 @@ export function askCore(engine, request, directory, worktree, lasting) {
   // `again` only then).
   if (key) remember(engine, lasting, key, { refused, again, counts: new Map([[r.sessionId ?? "", { n: 1, untold: 0 }]]) });
   return refused;
+}
+
+/** `decideCall`'s answer to a plain allow that holds for any text of the call's shape. */
+const ANY_TEXT = 2;
+/**
+ * The text arguments of the tools whose plain allow may hold for any text of the same shape
+ * (`authority::Lasting::AnyText`: decided without reading what the call writes), and, for
+ * each, whether its shape tells empty from not (an `edit` with an empty `oldString` creates).
+ */
+const ANY_TEXT_ARGS = { write: [["content", false]], edit: [["oldString", true], ["newString", false]] };
+
+/**
+ * The shape of `r`'s arguments, as JSON: each text argument of {@link ANY_TEXT_ARGS} replaced
+ * by `0` (or `""` for an empty one where emptiness counts); undefined for other tools, or when
+ * a text argument is not a string (no string becomes `0`, so no two shapes meet).
+ */
+export function textShape(r) {
+  const texts = ANY_TEXT_ARGS[r.tool];
+  if (texts === undefined || r.args === null || typeof r.args !== "object") return undefined;
+  const shape = { ...r.args };
+  for (const [name, emptyCounts] of texts) {
+    const text = shape[name];
+    if (typeof text !== "string") return undefined;
+    shape[name] = emptyCounts && text === "" ? "" : 0;
+  }
+  return JSON.stringify(shape);
 }
 
 function remember(engine, lasting, key, value) {

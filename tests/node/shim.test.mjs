@@ -358,6 +358,52 @@ test("a remembered allow does not cross again, and does not outlive the policy t
   await assert.rejects(run("ses_dev", "touch src/new.ts"), /not an agent of this policy/);
 });
 
+test("a write or edit allowed for any text is remembered by its shape: new texts do not cross; checked texts always do", async () => {
+  const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}', "src/app.ts": "a\n",
+    "docs/kord/notepads/auth/learnings.md": "- one\n" });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_dev", "dev");
+  nso.noteAgent("ses_qa", "qa");
+  const crossed = [];
+  spy(nso.state.engine, "decideCall", crossed, (args) => `${args[2]} ${JSON.parse(args[3]).filePath}`);
+  const call = (session, tool, args) => nso.beforeTool({ tool, sessionID: session, callID: "c" }, { args }).then(() => null, (e) => e.message);
+  for (const content of ["b\n", "c\n", "", "x".repeat(5000)]) {
+    assert.equal(await call("ses_dev", "write", { filePath: "src/app.ts", content }), null);
+  }
+  assert.deepEqual(crossed, ["write src/app.ts"], "new contents of the same file: one crossing");
+  for (const [oldString, newString] of [["a", "b"], ["b", "c"], ["c", ""]]) {
+    assert.equal(await call("ses_dev", "edit", { filePath: "src/app.ts", oldString, newString }), null);
+  }
+  assert.equal(await call("ses_dev", "edit", { filePath: "src/app.ts", oldString: "", newString: "d" }), null);
+  assert.deepEqual(crossed.slice(1), ["edit src/app.ts", "edit src/app.ts"], "an edit that creates is another shape");
+  // Another agent, another file, another kind of text: other calls.
+  assert.match(await call("ses_qa", "write", { filePath: "src/app.ts", content: "q\n" }) ?? "", /^NSO blocked write for @qa/);
+  assert.equal(await call("ses_dev", "write", { filePath: "src/b.ts", content: "b" }), null);
+  assert.equal(await call("ses_dev", "write", { filePath: "src/app.ts", content: { text: "b" } }) === null, true);
+  assert.deepEqual(crossed.slice(3), ["write src/app.ts", "write src/b.ts", "write src/app.ts"]);
+  // An append-only notepad: the core reads what is written, so every text crosses, and a
+  // rewrite is refused after an append was allowed.
+  const notes = "docs/kord/notepads/auth/learnings.md";
+  crossed.length = 0;
+  assert.equal(await call("ses_dev", "edit", { filePath: notes, oldString: "- one\n", newString: "- one\n- two\n" }), null);
+  assert.match(await call("ses_dev", "edit", { filePath: notes, oldString: "- one\n", newString: "- uno\n" }) ?? "", /^NSO blocked edit for @dev: .*append/s);
+  assert.ok(crossed.length >= 2 && crossed.every((c) => c === `edit ${notes}`), JSON.stringify(crossed));
+});
+
+test("textShape: the text arguments of write and edit replaced; other tools and non-text arguments have none", async () => {
+  const { textShape } = await import("../../plugin/decision.js");
+  const shape = (tool, args) => textShape({ tool, args });
+  assert.equal(shape("write", { filePath: "a", content: "x" }), shape("write", { filePath: "a", content: "" }));
+  assert.notEqual(shape("write", { filePath: "a", content: "x" }), shape("write", { filePath: "b", content: "x" }));
+  assert.equal(shape("edit", { filePath: "a", oldString: "x", newString: "y" }), shape("edit", { filePath: "a", oldString: "z", newString: "" }));
+  assert.notEqual(shape("edit", { filePath: "a", oldString: "", newString: "y" }), shape("edit", { filePath: "a", oldString: "x", newString: "y" }));
+  assert.notEqual(shape("edit", { filePath: "a", oldString: "x", newString: "y" }), shape("edit", { filePath: "a", oldString: "x", newString: "y", replaceAll: true }));
+  for (const content of [0, 1, null, { nsoOversized: 9 }, ["x"]]) assert.equal(shape("write", { filePath: "a", content }), undefined, JSON.stringify(content));
+  assert.equal(shape("edit", { filePath: "a", newString: "y" }), undefined);
+  assert.equal(shape("bash", { command: "ls" }), undefined);
+  assert.equal(shape("apply_patch", { patchText: "*** Begin Patch" }), undefined);
+});
+
 test("a remembered refusal is counted in the shim: its repeats per session, its log line and record each time", async () => {
   const dir = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
   const nso = createNso({ directory: dir, worktree: dir });

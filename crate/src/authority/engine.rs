@@ -39,6 +39,23 @@ pub struct Engine {
     /// Whether the status oracle was asked since the flag was last cleared: such a
     /// decision is not the policy's alone, so it is not remembered.
     oracle_asked: std::cell::Cell<bool>,
+    /// Whether a check read the text a call writes (content, sacred and status checks) since
+    /// the flag was last cleared: such a decision holds for that text only.
+    pub(super) text_read: std::cell::Cell<bool>,
+}
+
+/// How far an answer of [`Engine::answer_lasting`] holds beyond the call it was made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lasting {
+    /// Not beyond it (see [`Engine::answer`]).
+    No,
+    /// For the same call in any session, until the policy changes.
+    Yes,
+    /// As [`Lasting::Yes`], and also for the same call with other texts (`content` of a
+    /// `write`; `oldString` and `newString` of an `edit`, an empty `oldString` staying empty
+    /// and a non-empty one non-empty): a plain allow of a `write` or `edit` decided without
+    /// reading what it writes (no content, sacred or status check applied).
+    AnyText,
 }
 
 /// Why an operation got its verdict.
@@ -129,6 +146,7 @@ impl Engine {
             memo: Memo::default(),
             who_may_kept: WhoMay::default(),
             oracle_asked: std::cell::Cell::new(false),
+            text_read: std::cell::Cell::new(false),
         }
     }
 
@@ -225,13 +243,29 @@ impl Engine {
     /// unrecorded agent, `via` an NSO tool, with large arguments) and decisions that asked
     /// the status machines.
     pub fn answer(&mut self, req: &Request) -> (Result<Option<Decision>, Lookups>, bool) {
+        let (answer, lasting) = self.answer_lasting(req);
+        (answer, lasting != Lasting::No)
+    }
+
+    /// [`Engine::answer`], with how far a lasting answer holds (see [`Lasting`]): a shim may
+    /// remember a [`Lasting::AnyText`] plain allow for the call with any text of its shape.
+    pub fn answer_lasting(
+        &mut self,
+        req: &Request,
+    ) -> (Result<Option<Decision>, Lookups>, Lasting) {
         let (remembered, call) = self.memo.recall(req);
+        let mut any_text = false;
         let (answer, lasting) = match remembered {
             Some(answer) => (answer, true),
             None => {
                 self.oracle_asked.set(false);
+                self.text_read.set(false);
                 let answer = self.decide_uncounted(req);
                 let lasting = call.is_some() && !self.oracle_asked.get();
+                any_text = lasting
+                    && matches!(answer, Ok(None))
+                    && !self.text_read.get()
+                    && matches!(req.tool.as_str(), "write" | "edit");
                 // A plain allow is cheap to decide again, and the shim remembers the lasting
                 // ones itself: only decisions and lookups are kept.
                 if let (Some(call), true, false) = (call, lasting, matches!(answer, Ok(None))) {
@@ -245,6 +279,11 @@ impl Engine {
             d.map(|d| self.count_repeats(req, d, call))
                 .filter(|d| !d.is_plain())
         });
+        let lasting = match (lasting, any_text) {
+            (false, _) => Lasting::No,
+            (true, false) => Lasting::Yes,
+            (true, true) => Lasting::AnyText,
+        };
         (answer, lasting)
     }
 

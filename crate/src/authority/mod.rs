@@ -85,7 +85,7 @@ pub use config::{
     GIT_OP_NAMES,
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
-pub use engine::Engine;
+pub use engine::{Engine, Lasting};
 pub use fast_map::FastMap;
 pub use glob::{Glob, GlobError};
 pub use patch::{

@@ -265,23 +265,33 @@ impl Nso {
     }
 
     /// `decideCall`'s answer: as [`Nso::decide_request`], but a decision crosses as its
-    /// [`authority::Brief`], the part a hook acts on, and a lasting plain allow (see
-    /// [`authority::Engine::answer`]) as `true`.
+    /// [`authority::Brief`], the part a hook acts on, a lasting plain allow (see
+    /// [`authority::Engine::answer`]) as `true`, and one that holds for any text of the
+    /// call's shape ([`authority::Lasting::AnyText`]) as `2`.
     fn decide_brief(&mut self, request: &authority::Request) -> Result<JsValue, JsValue> {
-        let text = match self.engine.answer(request) {
-            (Ok(None), true) => return Ok(JsValue::TRUE),
-            (Ok(None), false) => return Ok(JsValue::UNDEFINED),
-            (Ok(Some(decision)), lasting) => {
+        use authority::Lasting;
+        let (answer, lasting) = self.engine.answer_lasting(request);
+        let text = match answer {
+            Ok(None) => {
+                return Ok(match lasting {
+                    Lasting::AnyText => JsValue::from_f64(2.0),
+                    Lasting::Yes => JsValue::TRUE,
+                    Lasting::No => JsValue::UNDEFINED,
+                })
+            }
+            Ok(Some(decision)) => {
                 let mut brief = decision.brief();
-                if lasting && decision.verdict == authority::Verdict::Block && decision.repeats == 0
+                if lasting != Lasting::No
+                    && decision.verdict == authority::Verdict::Block
+                    && decision.repeats == 0
                 {
                     brief.again = Some(authority::repeat_key(request));
                 }
                 json(&brief)?
             }
-            (Err(need), lasting) => json(&Need {
+            Err(need) => json(&Need {
                 need: &need,
-                lasting,
+                lasting: lasting != Lasting::No,
             })?,
         };
         Ok(JsValue::from_str(&text))
