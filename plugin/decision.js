@@ -83,8 +83,10 @@ const COUNTED_SESSIONS = 256;
  * same call, in any session, gets the same answer until the policy changes): asked again, a
  * plain allow and what must be looked up do not cross, and a refusal is counted here (see
  * {@link refusedAgain}). A call is its arguments and lookups as JSON, its tool and its agent;
- * a lasting allow's key is left in `request.lastingKey`, under which the host may keep what
- * else is as pure (its write targets). The arguments' JSON is kept in `request.argsText` for
+ * a write or edit the core allowed for any text of its shape (`decideCall` answers 2) is kept
+ * under its shape instead ({@link textShape}), which is asked first. A lasting allow's key is
+ * left in `request.lastingKey`, under which the host may keep what else is as pure (its write
+ * targets, which depend on the shape only). The arguments' JSON is kept in `request.argsText` for
  * the call's next lookup round.
  */
 export function askCore(engine, request, directory, worktree, lasting) {
