@@ -13,7 +13,7 @@ export const DEFAULT_CONTENT_BYTES = 1024 * 1024;
 export const OVERSIZED = "nsoOversized";
 
 /** Arguments holding a change's text, per tool: left out past `limits.contentBytes`. */
-const TEXT_ARGS = { write: ["content"], edit: ["oldString", "newString"], apply_patch: ["patchText"] };
+export const TEXT_ARGS = { write: ["content"], edit: ["oldString", "newString"], apply_patch: ["patchText"] };
 
 /**
  * A prefix of `text` whose UTF-8 form holds at least its first `bytes` + 1 bytes (or the

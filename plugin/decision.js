@@ -2,7 +2,7 @@
 // (real paths behind symlinks, current contents, existence), the refusal thrown to the host,
 // and the log lines. Host-independent.
 import { callTarget } from "./activity.js";
-import { boundArgs } from "./bounds.js";
+import { TEXT_ARGS, boundArgs } from "./bounds.js";
 import { cachedPathInfo, gatherLookups } from "./files.js";
 
 /** Tools that only read; everything else is write-class and fails closed when NSO is down. */
@@ -97,7 +97,7 @@ export function askCore(engine, request, directory, worktree, lasting) {
   // from none (an unrecorded caller), so no two calls share a key.
   const rest = lasting && `\u0000${lookups ?? ""}\u0000${r.tool.length}\u0000${r.tool}${r.agent == null ? "-" : `@${r.agent}`}`;
   // A write or edit allowed for any text of its shape is kept under its shape (see
-  // ANY_TEXT_ARGS): asked first, so such a call encodes no text.
+  // textShape): asked first, so such a call encodes no text.
   const shape = rest ? textShape(r) : undefined;
   const shapeKey = shape && `\u0001${shape}${rest}`;
   if (shapeKey && lasting.get(shapeKey) !== undefined) {
@@ -140,25 +140,25 @@ export function askCore(engine, request, directory, worktree, lasting) {
 /** `decideCall`'s answer to a plain allow that holds for any text of the call's shape. */
 const ANY_TEXT = 2;
 /**
- * The text arguments of the tools whose plain allow may hold for any text of the same shape
- * (`authority::Lasting::AnyText`: decided without reading what the call writes), and, for
- * each, whether its shape tells empty from not (an `edit` with an empty `oldString` creates).
+ * The tools whose plain allow may hold for any text of the same shape
+ * (`authority::Lasting::AnyText`: decided without reading what the call writes); their text
+ * arguments are bounds.js `TEXT_ARGS`.
  */
-const ANY_TEXT_ARGS = { write: [["content", false]], edit: [["oldString", true], ["newString", false]] };
+const ANY_TEXT_TOOLS = new Set(["write", "edit"]);
 
 /**
- * The shape of `r`'s arguments, as JSON: each text argument of {@link ANY_TEXT_ARGS} replaced
- * by `0` (or `""` for an empty one where emptiness counts); undefined for other tools, or when
- * a text argument is not a string (no string becomes `0`, so no two shapes meet).
+ * The shape of `r`'s arguments, as JSON: each text argument (bounds.js `TEXT_ARGS`) replaced
+ * by `0`, but an empty `oldString` kept (an edit with one creates the file); undefined for
+ * other tools than {@link ANY_TEXT_TOOLS}, or when a text argument is not a string (no string
+ * becomes `0`, so no two shapes meet).
  */
 export function textShape(r) {
-  const texts = ANY_TEXT_ARGS[r.tool];
-  if (texts === undefined || r.args === null || typeof r.args !== "object") return undefined;
+  if (!ANY_TEXT_TOOLS.has(r.tool) || r.args === null || typeof r.args !== "object") return undefined;
   const shape = { ...r.args };
-  for (const [name, emptyCounts] of texts) {
+  for (const name of TEXT_ARGS[r.tool]) {
     const text = shape[name];
     if (typeof text !== "string") return undefined;
-    shape[name] = emptyCounts && text === "" ? "" : 0;
+    shape[name] = name === "oldString" && text === "" ? "" : 0;
   }
   return JSON.stringify(shape);
 }

@@ -224,27 +224,28 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     }
     if (rest instanceof Error) return refused(input, output, agent, seen, rest);
     if (!rest) {
-      callStarted(input, output, agent, seen.verdict, seen.rule, seen.message, true);
+      callStarted(input, output, agent, seen.verdict, seen.rule, seen.message);
       return DECIDED;
     }
-    return rest.then(() => callStarted(input, output, agent, seen.verdict, seen.rule, seen.message, true), (error) => {
-      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message, false);
+    return rest.then(() => callStarted(input, output, agent, seen.verdict, seen.rule, seen.message), (error) => {
+      callStarted(input, output, agent, "block", error.rule ?? seen.rule ?? null, error.message);
       throw error;
     });
   }
 
   /** {@link beforeTool}'s answer to a call refused at once: `error`, recorded and rejected. */
   function refused(input, output, agent, seen, error) {
-    callStarted(input, output, agent, "block", error?.rule ?? seen.rule ?? null, error?.message, false);
+    callStarted(input, output, agent, "block", error?.rule ?? seen.rule ?? null, error?.message);
     return Promise.reject(error);
   }
 
   /**
-   * The activity feed's record of a call about to run (`runs`), or refused; a call that runs
-   * and may change files begins a change (files.js `changeBegins`).
+   * The activity feed's record of a call about to run, or refused (`verdict` "block", which
+   * only a refused call has: audit mode lets a call through as "audit"); a call that runs and
+   * may change files begins a change (files.js `changeBegins`).
    */
-  function callStarted(input, output, agent, verdict, rule, message, runs) {
-    if (runs && !READ_TOOLS.has(input.tool)) changeBegins(input.tool);
+  function callStarted(input, output, agent, verdict, rule, message) {
+    if (verdict !== "block" && !READ_TOOLS.has(input.tool)) changeBegins(input.tool);
     activity.record("call", {
       session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
       verdict, rule, target: callTarget(output?.args), message,

@@ -6,20 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import test from "node:test";
 import { MAX_RECHECKED, anchorAt, cachedPathInfo, changeBegins, forgetChangedBy } from "../../plugin/files.js";
-import { makeProject } from "./helpers.mjs";
-
-/** How many times `object[name]` is called while `fn` runs. */
-function callsOf(object, name, fn) {
-  const real = object[name];
-  let calls = 0;
-  object[name] = (...args) => (calls++, real(...args));
-  try {
-    fn();
-  } finally {
-    object[name] = real;
-  }
-  return calls;
-}
+import { callsOf, makeProject } from "./helpers.mjs";
 
 /** Calls of libc realpath (`fs.realpathSync.native`) while `fn` runs. */
 const realpathCalls = (fn) => callsOf(fs.realpathSync, "native", fn);

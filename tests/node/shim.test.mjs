@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import plugin, { NsoPlugin, createNso, loadCore, projectRoot } from "../../plugin/nso-plugin.js";
 import { cachedPathInfo, forgetChangedBy } from "../../plugin/files.js";
-import { makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
+import { callsOf, makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
 
 const MEMORY = ".opencode/context/01_memory";
 
@@ -257,17 +257,7 @@ test("the hooks: a bash call let through begins a change, a refused one does not
   const file = path.join(dir, "src/app.ts");
   const nso = createNso({ directory: dir, worktree: dir });
   nso.noteAgent("ses_a", "dev");
-  const lstats = (fn) => {
-    const real = fs.lstatSync;
-    let calls = 0;
-    fs.lstatSync = (...args) => (calls++, real(...args));
-    try {
-      fn();
-    } finally {
-      fs.lstatSync = real;
-    }
-    return calls;
-  };
+  const lstats = (fn) => callsOf(fs, "lstatSync", fn);
   forgetChangedBy("bash");
   assert.deepEqual(cachedPathInfo(file), [file, true]);
   assert.match(await bashIn(nso, "ses_a", "git push origin main") ?? "", /NSO/, "refused: it never runs");

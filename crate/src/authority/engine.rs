@@ -254,21 +254,26 @@ impl Engine {
         req: &Request,
     ) -> (Result<Option<Decision>, Lookups>, Lasting) {
         let (remembered, call) = self.memo.recall(req);
-        let mut any_text = false;
         let (answer, lasting) = match remembered {
-            Some(answer) => (answer, true),
+            Some(answer) => (answer, Lasting::Yes),
             None => {
                 self.oracle_asked.set(false);
                 self.text_read.set(false);
                 let answer = self.decide_uncounted(req);
-                let lasting = call.is_some() && !self.oracle_asked.get();
-                any_text = lasting
-                    && matches!(answer, Ok(None))
+                let plain = matches!(answer, Ok(None));
+                let lasting = if call.is_none() || self.oracle_asked.get() {
+                    Lasting::No
+                } else if plain
                     && !self.text_read.get()
-                    && matches!(req.tool.as_str(), "write" | "edit");
+                    && matches!(req.tool.as_str(), "write" | "edit")
+                {
+                    Lasting::AnyText
+                } else {
+                    Lasting::Yes
+                };
                 // A plain allow is cheap to decide again, and the shim remembers the lasting
                 // ones itself: only decisions and lookups are kept.
-                if let (Some(call), true, false) = (call, lasting, matches!(answer, Ok(None))) {
+                if let (Some(call), Lasting::Yes, false) = (call, lasting, plain) {
                     self.memo.keep(call, req, &answer);
                 }
                 (answer, lasting)
@@ -279,11 +284,6 @@ impl Engine {
             d.map(|d| self.count_repeats(req, d, call))
                 .filter(|d| !d.is_plain())
         });
-        let lasting = match (lasting, any_text) {
-            (false, _) => Lasting::No,
-            (true, false) => Lasting::Yes,
-            (true, true) => Lasting::AnyText,
-        };
         (answer, lasting)
     }
 
