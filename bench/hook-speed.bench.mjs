@@ -3,9 +3,11 @@
 // calls come, p50 and p99 per call; each refusal beside the same call by an agent allowed to
 // make it; the same with claims on (conductor enforce, targets already held); each call made
 // new every round ("first time": the same call with a text NSO has not seen, see `fresh`, so
-// no memo answers it); cold start; and the native baseline (crate/examples/hook_speed.rs),
-// both ways, from the same run when given (`--native file.json`). `bash bench/run.sh` runs it
-// in Bun with the native baseline.
+// no memo answers it); cold start; the native baseline (crate/examples/hook_speed.rs), both
+// ways, from the same run when given (`--native file.json`); and another checkout's plugin
+// measured in the same process beside this one (`--baseline path/to/plugin/nso-plugin.js`, as
+// `bash bench/compare.sh REF` sets up). `bash bench/run.sh` runs it in Bun with the native
+// baseline.
 // Not a test: it reports figures, it asserts only that every verdict is the expected one.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -15,8 +17,6 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const pluginUrl = pathToFileURL(path.join(here, "../plugin/nso-plugin.js")).href;
-const { forgetChangedBy } = await import(pathToFileURL(path.join(here, "../plugin/files.js")).href);
-const READ_ONLY = new Set(["read", "glob", "grep", "list"]);
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
 const spec = JSON.parse(fs.readFileSync(path.join(here, "hook-calls.json"), "utf8"));
 const ROUNDS = Number(process.env.NSO_BENCH_ROUNDS ?? 20000);
@@ -77,33 +77,20 @@ function caller(hooks, run, makeFresh) {
 
 /**
  * Per-call times (µs) of every run, measured in rotation after a warm-up, and of the host's
- * after hook of each call that ran. As in a session: after a call that ran (a refused call
- * never runs), the host's after hook runs, which forgets the cached real paths the call may
- * have made stale (all of them after bash, then looks up again the files cached before it;
- * files cached as missing after write or edit); and after each round the event loop runs, so
- * the logs and the activity feed are written by their timers, off the calls. An allow set
- * beside a refusal (`counterpart`, right after it) is measured in the refusal's state: what
- * the after hook before the refusal forgot is forgotten again before it (the refusal ran
- * nothing), so that their ratio compares the decisions, not a cached path against one
- * resolved again.
+ * after hook of each call that ran (a refused call never runs). After each round the event
+ * loop runs, so the logs and the activity feed are written by their timers, off the calls.
  */
 async function measure(hooks, makeFresh = false) {
   const calls = runs.map((run) => caller(hooks, run, makeFresh));
   const after = hooks["tool.execute.after"];
   const times = runs.map(() => new Float64Array(ROUNDS));
   const afterTimes = runs.map(() => new Float64Array(ROUNDS));
-  // The tool whose after hook ran right before the call about to be made.
-  let forgotFor = null;
-  let forgotBeforeRefusal = null;
   for (let round = -Math.floor(ROUNDS / 4); round < ROUNDS; round++) {
     for (let i = 0; i < calls.length; i++) {
-      if (runs[i].counterpart && forgotBeforeRefusal) forgetChangedBy(forgotBeforeRefusal);
-      if (runs[i].refused) forgotBeforeRefusal = forgotFor;
       const t0 = performance.now();
       await calls[i](round);
       const t1 = performance.now();
       if (round >= 0) times[i][round] = (t1 - t0) * 1000;
-      forgotFor = !runs[i].refused && !READ_ONLY.has(runs[i].tool) ? runs[i].tool : null;
       if (runs[i].refused) continue;
       await after({ tool: runs[i].tool, sessionID: `ses_${runs[i].agent}`, callID: "c", args: runs[i].args }, { title: "", output: "", metadata: {} });
       if (round >= 0) afterTimes[i][round] = (performance.now() - t1) * 1000;
@@ -115,9 +102,9 @@ async function measure(hooks, makeFresh = false) {
 }
 
 /** One cold start in this (fresh) process: import, instantiate, load config. */
-async function coldChild(dir) {
+async function coldChild(dir, url) {
   const t0 = performance.now();
-  const plugin = (await import(pluginUrl)).default;
+  const plugin = (await import(url)).default;
   const hooks = await plugin.server({ directory: dir, worktree: dir });
   const t1 = performance.now();
   await hooks["chat.params"]({ sessionID: "ses_dev", message: { agent: "dev" } }, {});
@@ -125,11 +112,11 @@ async function coldChild(dir) {
   process.stdout.write(`${t1 - t0} ${(performance.now() - t1) * 1000}\n`);
 }
 
-function coldStart(dir, count) {
+function coldStart(dir, count, url = pluginUrl) {
   const starts = [];
   const firsts = [];
   for (let i = 0; i < count; i++) {
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--cold-child", dir], { encoding: "utf8", env: process.env });
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--cold-child", dir, url], { encoding: "utf8", env: process.env });
     if (child.status !== 0) throw new Error(`cold start child failed: ${child.stderr}`);
     const [ms, firstUs] = child.stdout.trim().split(" ").map(Number);
     starts.push(ms);
@@ -138,17 +125,22 @@ function coldStart(dir, count) {
   return [starts.sort((a, b) => a - b), firsts.sort((a, b) => a - b)];
 }
 
-async function main() {
-  const nativeFile = process.argv[process.argv.indexOf("--native") + 1];
-  const native = process.argv.includes("--native") ? JSON.parse(fs.readFileSync(nativeFile, "utf8")) : null;
-  const plugin = (await import(pluginUrl)).default;
+/** Every figure of one plugin (its module URL): cold starts, and the calls three ways. */
+async function figures(url) {
+  const plugin = (await import(url)).default;
   const off = await start(plugin, "off");
   const on = await start(plugin, "enforce");
-  const [cold, firstCall] = coldStart(off.dir, 20);
-  const [coldOn, firstOn] = coldStart(on.dir, 10);
-  const plain = await measure(off.hooks);
-  const first = await measure(off.hooks, true);
-  const claims = await measure(on.hooks);
+  const [cold, firstCall] = coldStart(off.dir, 20, url);
+  const [coldOn, firstOn] = coldStart(on.dir, 10, url);
+  return { cold, firstCall, coldOn, firstOn, plain: await measure(off.hooks), first: await measure(off.hooks, true), claims: await measure(on.hooks) };
+}
+
+async function main() {
+  const arg = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const native = arg("--native") ? JSON.parse(fs.readFileSync(arg("--native"), "utf8")) : null;
+  const baselineFile = arg("--baseline");
+  const now = await figures(pluginUrl);
+  const old = baselineFile ? await figures(pathToFileURL(path.resolve(baselineFile)).href) : null;
   const f = (n) => (n === undefined ? "" : n < 10 ? n.toFixed(2) : n.toFixed(1));
   const cell = (t) => `${f(percentile(t, 50))} / ${f(percentile(t, 99))}`.padEnd(15);
   const nat = (list, run) => list?.find((c) => c.name === run.name && c.agent === run.agent);
@@ -158,26 +150,33 @@ async function main() {
     const allow = runs[i].refused && runs.findIndex((r) => r.counterpart && r.name === runs[i].name);
     return allow > 0 ? `${(percentile(times[i], 50) / percentile(times[allow], 50)).toFixed(1)}x` : "";
   };
+  /** This checkout's p50 over the baseline's. */
+  const against = (mine, theirs) => `${(percentile(mine, 50) / percentile(theirs, 50)).toFixed(2)}x`.padEnd(8);
   console.log(`NSO hook speed (${runtime}, ${os.cpus().length} cores), preset ${spec.preset}, ${ROUNDS} rounds in rotation, µs p50 / p99`);
-  console.log(`cold start (import + instantiate + config): p50 ${f(percentile(cold, 50))} ms, p99 ${f(percentile(cold, 99))} ms; ` +
-    `its first decision ${f(percentile(firstCall, 50))} µs`);
-  console.log(`cold start, claims on: p50 ${f(percentile(coldOn, 50))} ms, p99 ${f(percentile(coldOn, 99))} ms; ` +
-    `its first decision ${f(percentile(firstOn, 50))} µs`);
-  console.log("hook: the call again (as agents repeat calls); first time: made new every round; claims on: the call again");
+  for (const [label, r] of [["this checkout", now], ...(old ? [[`baseline ${baselineFile}`, old]] : [])]) {
+    console.log(`${label}: cold start (import + instantiate + config): p50 ${f(percentile(r.cold, 50))} ms, p99 ${f(percentile(r.cold, 99))} ms; ` +
+      `its first decision ${f(percentile(r.firstCall, 50))} µs; claims on: p50 ${f(percentile(r.coldOn, 50))} ms, first decision ${f(percentile(r.firstOn, 50))} µs`);
+  }
+  console.log("hook: the call again (as agents repeat calls); first time: made new every round; claims on: the call again" +
+    (old ? "; vs base: this checkout's p50 over the baseline's (again, first time, claims on)" : ""));
   console.log(`${"call".padEnd(34)}${"agent".padEnd(8)}${"verdict".padEnd(8)}${"hook".padEnd(15)}${"first time".padEnd(15)}` +
-    `${"claims on".padEnd(15)}${native ? `${"native".padEnd(15)}${"native first".padEnd(15)}` : ""}refusal / allow (again, first)`);
+    `${"claims on".padEnd(15)}${old ? `${"base hook".padEnd(15)}${"base first".padEnd(15)}${"base claims".padEnd(15)}${"vs base".padEnd(24)}` : ""}` +
+    `${native ? `${"native".padEnd(15)}${"native first".padEnd(15)}` : ""}refusal / allow (again, first)`);
   for (const [i, run] of runs.entries()) {
-    const ratios = [ratio(plain, i), ratio(first, i)].filter(Boolean).join(", ");
-    console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${run.expect.padEnd(8)}${cell(plain[i])}${cell(first[i])}` +
-      `${cell(claims[i])}${native ? `${natCell(nat(native.calls, run))}${natCell(nat(native.fresh, run))}` : ""}${ratios}`);
+    const ratios = [ratio(now.plain, i), ratio(now.first, i)].filter(Boolean).join(", ");
+    const base = old ? `${cell(old.plain[i])}${cell(old.first[i])}${cell(old.claims[i])}` +
+      `${against(now.plain[i], old.plain[i])}${against(now.first[i], old.first[i])}${against(now.claims[i], old.claims[i])}` : "";
+    console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${run.expect.padEnd(8)}${cell(now.plain[i])}${cell(now.first[i])}` +
+      `${cell(now.claims[i])}${base}${native ? `${natCell(nat(native.calls, run))}${natCell(nat(native.fresh, run))}` : ""}${ratios}`);
   }
   console.log("the host's after hook of each call that ran (untimed above): again, first time, claims on");
   for (const [i, run] of runs.entries()) {
     if (run.refused) continue;
+    const base = old ? `${cell(old.plain.after[i])}${cell(old.first.after[i])}${cell(old.claims.after[i])}` : "";
     console.log(`${run.name.padEnd(34)}${`@${run.agent}`.padEnd(8)}${"after".padEnd(8)}` +
-      `${cell(plain.after[i])}${cell(first.after[i])}${cell(claims.after[i])}`);
+      `${cell(now.plain.after[i])}${cell(now.first.after[i])}${cell(now.claims.after[i])}${base}`);
   }
 }
 
-if (process.argv[2] === "--cold-child") await coldChild(process.argv[3]);
+if (process.argv[2] === "--cold-child") await coldChild(process.argv[3], process.argv[4]);
 else await main();

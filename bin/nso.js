@@ -4,9 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
-import { boundArgs } from "../plugin/bounds.js";
-import { preResolve } from "../plugin/decision.js";
-import { gatherLookups } from "../plugin/files.js";
+import { DISK_FACTS } from "../plugin/files.js";
 import { createNso } from "../plugin/nso.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
@@ -187,21 +185,10 @@ function explain(opts) {
   if (!tool) fail(`nso explain: give --command, --path or --tool\n\n${USAGE}`);
   const { directory, worktree } = project(opts.dir);
   const nso = loadNso(worktree);
-  const contentBytes = nso.config().limits.contentBytes;
-  // The same bounds as the plugin's (plugin/bounds.js), so a large input gets one verdict.
-  const request = { sessionId: opts.session ?? "cli", agent: who.agent, tool, args: boundArgs(tool, args, contentBytes), directory, worktree };
   if (who.asUser && !opts.json) console.log(who.note);
-  // The plugin's first step too (decision.js): real paths and existence of the path arguments.
-  Object.assign(request, { resolved: {}, contents: {}, exists: {} });
-  preResolve(request, directory);
-  for (let round = 0; round < 3; round++) {
-    const need = JSON.parse(nso.lookups(JSON.stringify(request)));
-    if (!need.resolve.length && !need.content.length && !need.exists.length) break;
-    gatherLookups(request, need, contentBytes);
-  }
-  const json = JSON.stringify(request);
-  const decision = JSON.parse(nso.evaluate(json));
-  console.log(opts.json ? JSON.stringify(decision, null, 2) : nso.explain(json));
+  // The plugin's own decision loop (the core bounds the arguments and asks the disk the same).
+  const { decision, text } = nso.explainCall(opts.session ?? "cli", who.agent, tool, args, DISK_FACTS, { directory, worktree });
+  console.log(opts.json ? JSON.stringify(decision, null, 2) : text);
   process.exit(decision.verdict === "block" ? 1 : 0);
 }
 

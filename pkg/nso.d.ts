@@ -16,41 +16,24 @@ export class Nso {
      */
     config(): any;
     /**
-     * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
-     * arguments: the tool's arguments as JSON, and the lookups answered so far
-     * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-     * the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
-     * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
-     * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
-     * lasts (the same call, in any session, is allowed until the policy changes: see
-     * `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
-     * for what must be looked up: `lasting` in its answer).
+     * Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
+     * arguments as the host holds them (a text too large to check never crosses whole),
+     * `facts` answers what the decision needs to know of the file system, `options`
+     * (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+     * changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
+     * notices?, log?, targets?, audit?}`.
      */
-    decideCall(session_id: string, agent: string | null | undefined, tool: string, args_json: string, lookups_json?: string | null): any;
+    decideCall(session_id: string, agent: string | null | undefined, tool: string, args: any, facts: any, options?: object | null): any;
     /**
-     * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
-     * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
-     * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
-     * shim must look things up and call again; else the decision as JSON.
+     * How a call is decided, for `nso explain`: `{decision, text}`, the decision as
+     * `authority::Decision` (repeats not counted) and a human-readable account, with the
+     * facts looked up as for [`Nso::decide_call`].
      */
-    decide(request_json: string): string | undefined;
-    /**
-     * The decision on a call without counting it (for `nso explain --json`), as JSON.
-     */
-    evaluate(request_json: string): string;
-    /**
-     * A human-readable account of how a call is decided (for `nso explain`).
-     */
-    explain(request_json: string): string;
+    explainCall(session_id: string, agent: string | null | undefined, tool: string, args: any, facts: any, options?: object | null): any;
     /**
      * Forgets a session's repeat counters.
      */
     forgetSession(session_id: string): void;
-    /**
-     * What the shim must look up for this call before deciding (`{resolve, content,
-     * exists}` as JSON), without deciding or counting anything.
-     */
-    lookups(request_json: string): string;
     /**
      * Text of the init marker for a session.
      */
@@ -67,27 +50,12 @@ export class Nso {
      */
     constructor(config_file: string, config_text?: string | null);
     /**
-     * Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
-     * `key` is the `again` of its first brief (see `authority::Brief::again`). How many
-     * refusals of it the session has had, these included; the last one's message gets the
-     * repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
-     * repeats itself and tell them here in one call before it lets the core decide the call
-     * again (as when it forgets the refusal).
-     */
-    refusedAgain(session_id: string, key: number, times: number): number;
-    /**
-     * The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
-     * of earlier refusals, after it when it is one, after it otherwise. The note of the
-     * `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
-     */
-    static repeatNoteParts(): string;
-    /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      */
     sessionSummary(files: any): any;
     /**
-     * Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+     * Sets the `directory` and `worktree` of calls that do not name theirs.
      */
     setDirectories(directory: string, worktree: string): void;
     /**
@@ -98,11 +66,6 @@ export class Nso {
      * Without it, such edits are refused.
      */
     setStatusChecker(checker: Function): void;
-    /**
-     * The project files a tool call (request JSON as for `decide`) would change, as JSON
-     * `[[relative path, below]]`: what the Conductor claims before the call.
-     */
-    writeTargets(request_json: string): string;
 }
 
 /**
@@ -140,6 +103,18 @@ export function conductorCovers(patterns_json: string, path: string): boolean;
  * Whether some path matches both claim patterns.
  */
 export function conductorIntersects(a: string, b: string): boolean;
+
+/**
+ * Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
+ * enforce its rules, and claimed by the Conductor when it runs).
+ */
+export function isReadTool(tool: string): boolean;
+
+/**
+ * The marker that stands for a text too large to check (`bytes`: its size), for a host that
+ * knows a text's size without holding it (a blob the git guard did not read).
+ */
+export function oversizedMarker(bytes: number): any;
 
 /**
  * The JSON Schema of the `authority` section.

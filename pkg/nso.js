@@ -55,24 +55,22 @@ class Nso {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
-     * arguments: the tool's arguments as JSON, and the lookups answered so far
-     * (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-     * the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
-     * decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
-     * unclassified?}`): what a hook acts on, without the operations; and a plain allow that
-     * lasts (the same call, in any session, is allowed until the policy changes: see
-     * `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
-     * for what must be looked up: `lasting` in its answer).
+     * Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
+     * arguments as the host holds them (a text too large to check never crosses whole),
+     * `facts` answers what the decision needs to know of the file system, `options`
+     * (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+     * changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
+     * notices?, log?, targets?, audit?}`.
      * @param {string} session_id
      * @param {string | null | undefined} agent
      * @param {string} tool
-     * @param {string} args_json
-     * @param {string | null} [lookups_json]
+     * @param {any} args
+     * @param {any} facts
+     * @param {object | null} [options]
      * @returns {any}
      */
-    decideCall(session_id, agent, tool, args_json, lookups_json) {
-        let ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4;
+    decideCall(session_id, agent, tool, args, facts, options) {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
         try {
             ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len0 = WASM_VECTOR_LEN;
@@ -80,95 +78,50 @@ class Nso {
             len1 = WASM_VECTOR_LEN;
             ptr2 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
             len2 = WASM_VECTOR_LEN;
-            ptr3 = passStringToWasm0(args_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len3 = WASM_VECTOR_LEN;
-            ptr4 = isLikeNone(lookups_json) ? 0 : passStringToWasm0(lookups_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len4 = WASM_VECTOR_LEN;
         } catch (e) {
-            if (ptr4) { wasm.__wbindgen_free(ptr4, len4 * 1, 1); }
-            if (ptr3) { wasm.__wbindgen_free(ptr3, len3 * 1, 1); }
             if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
             if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
             if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
             throw e;
         }
-        const ret = wasm.nso_decideCall(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, ptr3, len3, ptr4, len4);
+        const ret = wasm.nso_decideCall(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, args, facts, isLikeNone(options) ? 0 : addToExternrefTable0(options));
         if (ret[2]) {
             throw takeFromExternrefTable0(ret[1]);
         }
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
-     * worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
-     * hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
-     * shim must look things up and call again; else the decision as JSON.
-     * @param {string} request_json
-     * @returns {string | undefined}
+     * How a call is decided, for `nso explain`: `{decision, text}`, the decision as
+     * `authority::Decision` (repeats not counted) and a human-readable account, with the
+     * facts looked up as for [`Nso::decide_call`].
+     * @param {string} session_id
+     * @param {string | null | undefined} agent
+     * @param {string} tool
+     * @param {any} args
+     * @param {any} facts
+     * @param {object | null} [options]
+     * @returns {any}
      */
-    decide(request_json) {
-        const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.nso_decide(this.__wbg_ptr, ptr0, len0);
-        if (ret[3]) {
-            throw takeFromExternrefTable0(ret[2]);
-        }
-        let v2;
-        if (ret[0] !== 0) {
-            v2 = getStringFromWasm0(ret[0], ret[1]);
-            wasm.__wbindgen_free(ret[0], ret[1] * 1, 1);
-        }
-        return v2;
-    }
-    /**
-     * The decision on a call without counting it (for `nso explain --json`), as JSON.
-     * @param {string} request_json
-     * @returns {string}
-     */
-    evaluate(request_json) {
-        let deferred3_0;
-        let deferred3_1;
+    explainCall(session_id, agent, tool, args, facts, options) {
+        let ptr0, len0, ptr1, len1, ptr2, len2;
         try {
-            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len0 = WASM_VECTOR_LEN;
-            const ret = wasm.nso_evaluate(this.__wbg_ptr, ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
-            if (ret[3]) {
-                ptr2 = 0; len2 = 0;
-                throw takeFromExternrefTable0(ret[2]);
-            }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
-        } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+            ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = isLikeNone(agent) ? 0 : passStringToWasm0(agent, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
         }
-    }
-    /**
-     * A human-readable account of how a call is decided (for `nso explain`).
-     * @param {string} request_json
-     * @returns {string}
-     */
-    explain(request_json) {
-        let deferred3_0;
-        let deferred3_1;
-        try {
-            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len0 = WASM_VECTOR_LEN;
-            const ret = wasm.nso_explain(this.__wbg_ptr, ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
-            if (ret[3]) {
-                ptr2 = 0; len2 = 0;
-                throw takeFromExternrefTable0(ret[2]);
-            }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
-        } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+        const ret = wasm.nso_explainCall(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2, args, facts, isLikeNone(options) ? 0 : addToExternrefTable0(options));
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
         }
+        return takeFromExternrefTable0(ret[0]);
     }
     /**
      * Forgets a session's repeat counters.
@@ -178,32 +131,6 @@ class Nso {
         const ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         wasm.nso_forgetSession(this.__wbg_ptr, ptr0, len0);
-    }
-    /**
-     * What the shim must look up for this call before deciding (`{resolve, content,
-     * exists}` as JSON), without deciding or counting anything.
-     * @param {string} request_json
-     * @returns {string}
-     */
-    lookups(request_json) {
-        let deferred3_0;
-        let deferred3_1;
-        try {
-            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len0 = WASM_VECTOR_LEN;
-            const ret = wasm.nso_lookups(this.__wbg_ptr, ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
-            if (ret[3]) {
-                ptr2 = 0; len2 = 0;
-                throw takeFromExternrefTable0(ret[2]);
-            }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
-        } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
-        }
     }
     /**
      * Text of the init marker for a session.
@@ -283,44 +210,6 @@ class Nso {
         return this;
     }
     /**
-     * Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
-     * `key` is the `again` of its first brief (see `authority::Brief::again`). How many
-     * refusals of it the session has had, these included; the last one's message gets the
-     * repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
-     * repeats itself and tell them here in one call before it lets the core decide the call
-     * again (as when it forgets the refusal).
-     * @param {string} session_id
-     * @param {number} key
-     * @param {number} times
-     * @returns {number}
-     */
-    refusedAgain(session_id, key, times) {
-        const val2 = +key;
-        const val3 = +times;
-        const ptr0 = passStringToWasm0(session_id, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.nso_refusedAgain(this.__wbg_ptr, ptr0, len0, val2, val3);
-        return ret >>> 0;
-    }
-    /**
-     * The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
-     * of earlier refusals, after it when it is one, after it otherwise. The note of the
-     * `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
-     * @returns {string}
-     */
-    static repeatNoteParts() {
-        let deferred1_0;
-        let deferred1_1;
-        try {
-            const ret = wasm.nso_repeatNoteParts();
-            deferred1_0 = ret[0];
-            deferred1_1 = ret[1];
-            return getStringFromWasm0(ret[0], ret[1]);
-        } finally {
-            wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-        }
-    }
-    /**
      * The session summary of memory files `[{path, content|null}]`: `{text, loaded,
      * missing, truncated}`.
      * @param {any} files
@@ -334,7 +223,7 @@ class Nso {
         return takeFromExternrefTable0(ret[0]);
     }
     /**
-     * Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+     * Sets the `directory` and `worktree` of calls that do not name theirs.
      * @param {string} directory
      * @param {string} worktree
      */
@@ -362,32 +251,6 @@ class Nso {
      */
     setStatusChecker(checker) {
         wasm.nso_setStatusChecker(this.__wbg_ptr, checker);
-    }
-    /**
-     * The project files a tool call (request JSON as for `decide`) would change, as JSON
-     * `[[relative path, below]]`: what the Conductor claims before the call.
-     * @param {string} request_json
-     * @returns {string}
-     */
-    writeTargets(request_json) {
-        let deferred3_0;
-        let deferred3_1;
-        try {
-            const ptr0 = passStringToWasm0(request_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            const len0 = WASM_VECTOR_LEN;
-            const ret = wasm.nso_writeTargets(this.__wbg_ptr, ptr0, len0);
-            var ptr2 = ret[0];
-            var len2 = ret[1];
-            if (ret[3]) {
-                ptr2 = 0; len2 = 0;
-                throw takeFromExternrefTable0(ret[2]);
-            }
-            deferred3_0 = ptr2;
-            deferred3_1 = len2;
-            return getStringFromWasm0(ptr2, len2);
-        } finally {
-            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
-        }
     }
 }
 if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
@@ -575,6 +438,35 @@ function conductorIntersects(a, b) {
 exports.conductorIntersects = conductorIntersects;
 
 /**
+ * Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
+ * enforce its rules, and claimed by the Conductor when it runs).
+ * @param {string} tool
+ * @returns {boolean}
+ */
+function isReadTool(tool) {
+    const ptr0 = passStringToWasm0(tool, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.isReadTool(ptr0, len0);
+    return ret !== 0;
+}
+exports.isReadTool = isReadTool;
+
+/**
+ * The marker that stands for a text too large to check (`bytes`: its size), for a host that
+ * knows a text's size without holding it (a blob the git guard did not read).
+ * @param {number} bytes
+ * @returns {any}
+ */
+function oversizedMarker(bytes) {
+    const ret = wasm.oversizedMarker(bytes);
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.oversizedMarker = oversizedMarker;
+
+/**
  * The JSON Schema of the `authority` section.
  * @returns {string}
  */
@@ -656,6 +548,10 @@ function __wbg_get_imports() {
             const ret = typeof(arg0) === 'function';
             return ret;
         },
+        __wbg___wbindgen_is_null_c22311b1cc228e3a: function(arg0) {
+            const ret = arg0 === null;
+            return ret;
+        },
         __wbg___wbindgen_is_object_8b968c3ab8e96595: function(arg0) {
             const val = arg0;
             const ret = typeof(val) === 'object' && val !== null;
@@ -721,6 +617,10 @@ function __wbg_get_imports() {
             const ret = Reflect.get(arg0, arg1);
             return ret;
         }, arguments); },
+        __wbg_get_d7176cfb76d71114: function(arg0, arg1) {
+            const ret = arg0[arg1 >>> 0];
+            return ret;
+        },
         __wbg_get_unchecked_e6325ad374eff861: function(arg0, arg1) {
             const ret = arg0[arg1 >>> 0];
             return ret;
@@ -733,6 +633,16 @@ function __wbg_get_imports() {
             let result;
             try {
                 result = arg0 instanceof ArrayBuffer;
+            } catch (_) {
+                result = false;
+            }
+            const ret = result;
+            return ret;
+        },
+        __wbg_instanceof_Object_97e16a01fd368661: function(arg0) {
+            let result;
+            try {
+                result = arg0 instanceof Object;
             } catch (_) {
                 result = false;
             }
@@ -757,11 +667,19 @@ function __wbg_get_imports() {
             const ret = Symbol.iterator;
             return ret;
         },
+        __wbg_keys_105f5c0857898f84: function(arg0) {
+            const ret = Object.keys(arg0);
+            return ret;
+        },
         __wbg_length_186163212ffe79c3: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
         __wbg_length_b03a0fabb109b1e9: function(arg0) {
+            const ret = arg0.length;
+            return ret;
+        },
+        __wbg_length_e83e819f48c774e4: function(arg0) {
             const ret = arg0.length;
             return ret;
         },
@@ -800,6 +718,14 @@ function __wbg_get_imports() {
         __wbg_prototypesetcall_13162965d1fe7aa3: function(arg0, arg1, arg2) {
             Uint8Array.prototype.set.call(getArrayU8FromWasm0(arg0, arg1), arg2);
         },
+        __wbg_read_c0e924fc7cf412e8: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+            const ret = arg0.read(getStringFromWasm0(arg1, arg2), arg3);
+            return ret;
+        }, arguments); },
+        __wbg_realPath_67a52fac412c4242: function() { return handleError(function (arg0, arg1, arg2) {
+            const ret = arg0.realPath(getStringFromWasm0(arg1, arg2));
+            return ret;
+        }, arguments); },
         __wbg_set_2793479888329cb6: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = Reflect.set(arg0, arg1, arg2);
             return ret;
@@ -814,6 +740,10 @@ function __wbg_get_imports() {
         __wbg_set_e4b9a833d288759a: function(arg0, arg1, arg2) {
             arg0[arg1] = arg2;
         },
+        __wbg_slice_8c7f01d7eb703b4e: function(arg0, arg1, arg2) {
+            const ret = arg0.slice(arg1 >>> 0, arg2 >>> 0);
+            return ret;
+        },
         __wbg_stack_575c4e0918581b9c: function(arg0, arg1) {
             const ret = arg1.stack;
             const ptr1 = passStringToWasm0(ret, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
@@ -821,6 +751,10 @@ function __wbg_get_imports() {
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 1, len1, true);
             getDataViewMemory0().setInt32((arg0 >>> 0) + 4 * 0, ptr1, true);
         },
+        __wbg_stringify_0a0fbf2ef722380a: function() { return handleError(function (arg0) {
+            const ret = JSON.stringify(arg0);
+            return ret;
+        }, arguments); },
         __wbg_value_e0f328965e184931: function(arg0) {
             const ret = arg0.value;
             return ret;

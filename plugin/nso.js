@@ -4,14 +4,14 @@
 // host's hooks into these calls.
 import fs from "node:fs";
 import path from "node:path";
-import { crossingPrefix } from "./bounds.js";
+import { crossingPrefix } from "./text.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
-import { READ_TOOLS, askCore, blockError, decideWithLookups, forgetSessionCounts, logDecision, notEnforcingText } from "./decision.js";
+import { blockError, decideCall, isReadTool, logDecision, notEnforcingText } from "./decision.js";
 import { callTarget, createActivity } from "./activity.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
-import { anchorAt, changeBegins, forgetChangedBy, projectRoot, readText } from "./files.js";
+import { projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
 import { createOwnWrites } from "./own-writes.js";
 import { createProjectHooks } from "./project-hooks.js";
@@ -34,15 +34,14 @@ const DECIDED = Promise.resolve(); // what `beforeTool` returns for a call decid
  * Creates the NSO instance of the project at `worktree` (else `directory`). Relative paths
  * in tool calls are taken from `directory`. A host that runs NSO in a short process per call
  * names the long-lived process it acts for: `host` ({pid, source, label}, the Conductor's
- * instance) and `feed` ({name, pid}, the activity feed).
+ * instance) and `feed` ({name, pid}, the activity feed). `notify(text)` tells the person
+ * (the host's notification; stderr is written anyway) when NSO stops enforcing its rules.
  */
-export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
+export function createNso({ directory, worktree, serverUrl, feed, host, notify } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
-  anchorAt(root);
-  if (baseDir !== root) anchorAt(baseDir);
   const sessions = new SessionRegistry();
-  const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set(), lasting: null };
+  const state = { engine: null, workflow: null, configText: undefined, failure: null, config: null, failureShown: new Set() };
   const logs = createLogs(root, () => state.config?.logDir);
   const projectHooks = createProjectHooks(root, () => state.config?.hooks);
   const delegations = createDelegations({
@@ -67,6 +66,11 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     const line = `${stamp()} NSO NOT ENFORCING (${code}): ${message} Fix: ${fix}`;
     console.error(`[nso] ${line}`);
     logs.append("nso-errors.log", line);
+    try {
+      notify?.(failureText());
+    } catch {
+      // a notification that cannot be shown never stops NSO: stderr and the log have it
+    }
   }
 
   /** (Re)loads the config and compiles the policy; on failure, records why (fail closed). */
@@ -88,7 +92,6 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
       state.engine.setDirectories(baseDir, root);
-      state.lasting = new Map(); // the engine's lasting plain allows and refusals (decision.js askCore)
       state.config = state.engine.config();
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use
@@ -146,9 +149,8 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
 
   const failureText = () => notEnforcingText(state.failure);
 
-  /** The core's decision on one request (undefined: a plain allow). */
-  const ask = (request) => withEngine((e) => askCore(e, request, baseDir, root, state.lasting));
-  const decide = (request) => decideWithLookups(ask, request, state.config?.limits?.contentBytes);
+  /** The core's brief on one request (undefined: a plain allow that changes no file). */
+  const decide = (request, facts) => withEngine((e) => decideCall(e, request, facts));
   const ownWrites = createOwnWrites({ root, state, decide, withEngine, failureText, claims, logs });
 
   // --- session start -----------------------------------------------------------------
@@ -198,7 +200,6 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
     continuity.forget(sessionID);
     activity.record("deleted", { session: sessionID });
     await claims.sessionEnded(sessionID);
-    forgetSessionCounts(state.lasting, sessionID);
     try {
       state.engine?.forgetSession(sessionID);
     } catch {
@@ -241,11 +242,9 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
 
   /**
    * The activity feed's record of a call about to run, or refused (`verdict` "block", which
-   * only a refused call has: audit mode lets a call through as "audit"); a call that runs and
-   * may change files begins a change (files.js `changeBegins`).
+   * only a refused call has: audit mode lets a call through as "audit").
    */
   function callStarted(input, output, agent, verdict, rule, message) {
-    if (verdict !== "block" && !READ_TOOLS.has(input.tool)) changeBegins(input.tool);
     activity.record("call", {
       session: input.sessionID ?? null, agent: agent ?? null, tool: input.tool, callID: input.callID ?? null, phase: "start",
       verdict, rule, target: callTarget(output?.args), message,
@@ -262,27 +261,26 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   function decideTool(input, output, agent, seen) {
     const { tool, sessionID } = input;
     const args = output.args ?? {};
-    let request = null;
+    let brief;
     if (!state.engine) {
-      if (!READ_TOOLS.has(tool)) {
+      if (!isReadTool(tool)) {
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"}: NSO not enforcing (${state.failure?.code})`);
         return Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
       }
     } else {
-      request = { sessionId: sessionID, agent, tool, args, directory: baseDir, worktree: root };
-      const decision = decide(request);
-      if (decision) {
-        seen.verdict = decision.verdict;
-        seen.rule = decision.ruleId ?? null;
-        seen.message = decision.message ?? null;
-        logDecision(logs, decision, request);
-        if (decision.verdict === "block") return blockError(decision.message);
-        if (decision.notices?.length) pendingNotices.set(input.callID, [...decision.notices]);
+      brief = decide({ sessionId: sessionID, agent, tool, args });
+      if (brief) {
+        seen.verdict = brief.verdict;
+        seen.rule = brief.ruleId || null;
+        seen.message = brief.message ?? null;
+        logDecision(logs, brief);
+        if (brief.verdict === "block") return blockError(brief.message);
+        if (brief.notices?.length) pendingNotices.set(input.callID, [...brief.notices]);
       }
     }
-    const claiming = request && (state.config?.conductor?.mode ?? "enforce") !== "off";
+    const claiming = state.engine && (state.config?.conductor?.mode ?? "enforce") !== "off";
     // Undefined when the claims are settled at once (the common case), else a promise.
-    const claimed = claiming ? claimTargets(input, agent, request) : undefined;
+    const claimed = claiming ? claimTargets(input, agent, brief?.targets) : undefined;
     const scripts = projectHooks.scripts("pre");
     if (!claimed && !scripts.length) {
       if (tool === "task" && state.engine) delegations.before(input, args);
@@ -305,26 +303,27 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   }
 
   /**
-   * The Conductor's claims on what an allowed call changes: another window's claim refuses
-   * it (enforce: thrown, or the promise rejects) or adds a warning to its result (advisory).
-   * Undefined when settled at once, as when nothing new is in the store and the targets are
-   * held already; else a promise.
+   * The Conductor's claims on what an allowed call changes (`targets`, the core's `[[rel,
+   * below]]`; none for a read): another window's claim refuses it (enforce: thrown, or the
+   * promise rejects) or adds a warning to its result (advisory). Undefined when settled at
+   * once, as when nothing new is in the store and the targets are held already; else a promise.
    */
-  function claimTargets(input, agent, request) {
+  function claimTargets(input, agent, targets) {
     const told = claims.noticesFor(input.sessionID); // at any tool call: forced takeovers, store recovery
     return typeof told === "string"
-      ? claimWrites(input, agent, request, told)
-      : told.then((text) => claimWrites(input, agent, request, text ?? ""));
+      ? claimWrites(input, agent, targets, told)
+      : told.then((text) => claimWrites(input, agent, targets, text ?? ""));
   }
 
   /**
    * The rest of {@link claimTargets} once the notices `told` are known: the call's write
-   * targets claimed for its session (a read claims nothing). Undefined when settled at once.
+   * targets claimed for its session (a call that changes no file claims nothing). Undefined
+   * when settled at once.
    */
-  function claimWrites({ tool, sessionID, callID }, agent, request, told) {
+  function claimWrites({ tool, sessionID, callID }, agent, targets, told) {
     if (told) pendingNotices.set(callID, [...(pendingNotices.get(callID) ?? []), told]);
-    if (READ_TOOLS.has(tool)) return undefined;
-    const answer = claims.beforeWrite({ sessionID, agent, targets: writeTargets(request) });
+    if (!targets?.length) return undefined;
+    const answer = claims.beforeWrite({ sessionID, agent, targets });
     const settle = ({ block, notice }) => {
       if (block) {
         logs.decision(`${stamp()} block ${tool} @${agent ?? "?"} conductor.claim`);
@@ -337,23 +336,6 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
   }
 
   /**
-   * What `request` writes (`[[rel, below]]`, see the core's `writeTargets`): remembered with a
-   * lasting plain allow of the same call (decision.js askCore), as pure as its decision.
-   */
-  function writeTargets(request) {
-    const key = request.lastingKey;
-    const known = key && state.lasting.get(key);
-    if (known) return known;
-    // The call as the core reads it, without the shim's own key (at the top level only).
-    const json = JSON.stringify(request, function (name, value) {
-      return this === request && name === "lastingKey" ? undefined : value;
-    });
-    const targets = JSON.parse(withEngine((e) => e.writeTargets(json)));
-    if (key && state.lasting.has(key)) state.lasting.set(key, targets);
-    return targets;
-  }
-
-  /**
    * After a tool call `{tool, sessionID, callID, args}`: delegation verdicts, reminders and
    * the failure notice appended to `output.output`, then the project's post hooks.
    */
@@ -362,7 +344,6 @@ export function createNso({ directory, worktree, serverUrl, feed, host } = {}) {
       session: input.sessionID ?? null, agent: sessions.agentOf(input.sessionID) ?? null, tool: input.tool, callID: input.callID ?? null,
       phase: "end", verdict: null, rule: null, target: callTarget(input.args), message: null,
     });
-    if (!READ_TOOLS.has(input.tool)) forgetChangedBy(input.tool);
     if (input.tool === "task") {
       try {
         delegations.after(input, output);

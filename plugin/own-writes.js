@@ -9,7 +9,7 @@ const SYNC_TOOLS = { set: "nso_status_set", new: "nso_task_new", archive: "nso_t
 
 /**
  * The writes of NSO's own tools for the project at `root`. `state` is the instance's state
- * (`engine`, `config`), `decide(request)` its decision (undefined: a plain allow),
+ * (`engine`, `config`), `decide(request)` its brief (undefined: a plain allow),
  * `withEngine(fn)` runs `fn` on the engine, `failureText()` is what agents read while NSO is
  * not enforcing; `claims` and `logs` are the instance's.
  */
@@ -21,10 +21,10 @@ export function createOwnWrites({ root, state, decide, withEngine, failureText, 
    */
   function authorizeWrite(sessionID, agent, rel, content, via) {
     if (!state.engine) return failureText();
-    const decision = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
-    if (!decision) return null;
-    logDecision(logs, decision, { sessionId: sessionID, agent, tool: via ?? "write", args: { filePath: rel } }, "write (NSO tool)");
-    return decision.verdict === "block" ? decision.message : null;
+    const brief = decide({ sessionId: sessionID ?? "", agent, tool: "write", args: { filePath: rel, content }, directory: root, worktree: root, via });
+    if (!brief) return null;
+    logDecision(logs, brief);
+    return brief.verdict === "block" ? brief.message : null;
   }
 
   /**

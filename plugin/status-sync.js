@@ -6,7 +6,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import { loadWorkflowCore, reloadCore } from "./core-loader.js";
-import { forgetRealPaths } from "./files.js";
 import { isoNow } from "./nso-tools.js";
 import {
   ARCHIVE_STATE_FILE, SPECS_DIR, STATE_FILE, TODO_FILE, commit, exists, locate, locateEntry, lock, realRoot,
@@ -145,14 +144,12 @@ function verify(root, writes, moves) {
  * unless the code is `sync_incomplete` or `sync_verify_failed`).
  */
 export async function runStatusSync({ worktree, op, args = {}, agent = "", like = [], now = isoNow(), authorize, crashAt } = {}) {
-  forgetRealPaths();
   const root = realRoot(worktree);
   loadWorkflowCore(); // load the wasm before taking the lock: keep the lock short
   for (const rel of [TODO_FILE, STATE_FILE]) if (!exists(locate(root, rel))) throw missingFile(root, rel);
   const handle = await lock(root);
   try {
     const recovered = recoverLocked(root);
-    forgetRealPaths();
     const p = plan(root, op, args, agent, now, like);
     const notes = [...p.notes];
     const writes = p.files.map((f) => ({ rel: f.path, abs: locate(root, f.path), text: f.text }));
@@ -161,8 +158,7 @@ export async function runStatusSync({ worktree, op, args = {}, agent = "", like 
     const step = stepper(crashAt);
     if (writes.length || moves.length) {
       commit(root, writes, moves, step, handle);
-      forgetRealPaths();
-      verify(root, writes, moves);
+        verify(root, writes, moves);
     }
     return {
       summary: p.summary, files: writes.map((w) => w.rel), moves, notes,

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomHex, syncDir, tempBeside, writeDurable } from "./atomic-file.js";
-import { realPathInfo, forgetRealPaths } from "./files.js";
+import { realPathInfo } from "./files.js";
 
 // Plain timers instead of node:timers/promises: importing that costs several milliseconds in
 // Bun, and the plugin's start pays for its imports.
@@ -344,7 +344,6 @@ export const realRoot = (worktree) => {
  * removed, lockBroken}` (project-relative paths); takes no lock when there is nothing to do.
  */
 export async function recoverStatusSync(worktree) {
-  forgetRealPaths();
   const root = realRoot(worktree);
   let lockBroken = false;
   try {

@@ -18,3 +18,15 @@ export function oneLine(text, max = 160) {
   const s = String(text ?? "").replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, "").replace(/[\x00-\x1f\x7f-\x9f]/g, " ");
   return clip(s, max);
 }
+
+/**
+ * A prefix of `text` whose UTF-8 form holds at least its first `bytes` + 1 bytes (or the
+ * whole text), never ending inside a surrogate pair: what must cross for a check that reads
+ * only the first `bytes` (the router's scan window). Cheap: no encoding.
+ */
+export function crossingPrefix(text, bytes) {
+  const n = bytes + 2; // one UTF-16 unit is at least one UTF-8 byte
+  if (text.length <= n) return text;
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
+}

@@ -8,16 +8,14 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { OVERSIZED } from "../../plugin/bounds.js";
 import { conflictText, targetPattern } from "../../plugin/claims.js";
 import { resolveHome, STATUS_FILE } from "../../plugin/conductor/home.js";
 import { procStat, processStartToken } from "../../plugin/conductor/liveness.js";
 import { runConductor } from "../../plugin/conductor/store.js";
 import { loadCore } from "../../plugin/core-loader.js";
-import { decideWithLookups, decisionLogLines, notEnforcingText } from "../../plugin/decision.js";
+import { decideCall, notEnforcingText } from "../../plugin/decision.js";
 import { realPathInfo } from "../../plugin/files.js";
 import * as logFiles from "../../plugin/logs.js";
-import { callTarget } from "../../plugin/activity.js";
 import { loadPolicy } from "../replay/replay.js";
 import { GITLINK_MODE, blobTexts, git, readStaged, workTreeOf } from "./staged.js";
 
@@ -83,7 +81,7 @@ export function stagedCalls(changes, content) {
   const calls = [];
   const write = (rel, record, what) => {
     const text = content(record);
-    const args = { filePath: rel, content: typeof text === "string" ? text : { [OVERSIZED]: text.oversized } };
+    const args = { filePath: rel, content: typeof text === "string" ? text : loadCore().oversizedMarker(text.oversized) };
     calls.push({ path: rel, what, tool: "write", args, sha: record.newSha, mode: record.newMode });
   };
   const deletion = (rel, what) => ({ path: rel, what, ...deletionCall(rel), sha: null, mode: null });
@@ -228,12 +226,12 @@ function policyText(root, head) {
 }
 
 /**
- * The lookups the core asks for, answered from HEAD for paths inside the repository (a change
- * is decided against the committed state, not the working tree) and from the disk outside.
- * Git never stages a path behind a symlinked folder, and a staged symlink is a change of the
- * link itself: paths inside are their own real paths.
+ * The facts the core asks for (`Nso.decideCall`), answered from HEAD for paths inside the
+ * repository (a change is decided against the committed state, not the working tree) and from
+ * the disk outside. Git never stages a path behind a symlinked folder, and a staged symlink is
+ * a change of the link itself: paths inside are their own real paths.
  */
-export function headLookups(root, head, readBlobs) {
+export function headFacts(root, head, readBlobs) {
   const folders = new Set();
   for (const rel of head.keys()) for (let i = rel.indexOf("/"); i > 0; i = rel.indexOf("/", i + 1)) folders.add(rel.slice(0, i));
   const relOf = (abs) => (abs === root ? "" : abs.startsWith(`${root}/`) ? path.posix.normalize(abs.slice(root.length + 1)).replace(/\/$/, "") : undefined);
@@ -242,34 +240,18 @@ export function headLookups(root, head, readBlobs) {
     return rel === undefined || rel === ".git" || rel.startsWith(".git/") ? undefined : rel;
   };
   const existsAtHead = (rel) => rel === "" || head.has(rel) || folders.has(rel);
-  const pathInfo = (abs) => {
-    const rel = inside(abs);
-    return rel === undefined ? realPathInfo(abs) : [path.posix.resolve(abs), existsAtHead(rel)];
-  };
   return {
-    pathInfo,
-    gather(request, need, contentBytes = Infinity) {
-      request.resolved ??= {};
-      request.contents ??= {};
-      request.exists ??= {};
-      for (const p of need.resolve) request.resolved[p] = pathInfo(p)[0];
-      const wanted = [];
-      for (const p of need.content) {
-        const rel = inside(p);
-        const entry = rel === undefined ? undefined : head.get(rel);
-        if (rel === undefined) {
-          request.contents[p] = null; // outside the repository: not part of the commit
-        } else if (!entry) request.contents[p] = null;
-        else if (entry.mode === GITLINK_MODE) request.contents[p] = `Subproject commit ${entry.sha}\n`;
-        else wanted.push([p, entry.sha]);
-      }
-      const texts = readBlobs(wanted.map(([, sha]) => sha), contentBytes);
-      for (const [p, sha] of wanted) {
-        const text = texts.get(sha);
-        if (text !== undefined && typeof text === "object") (request.oversized ??= {})[p] = text.oversized;
-        else request.contents[p] = text ?? null;
-      }
-      for (const p of need.exists) request.exists[p] = pathInfo(p)[1];
+    realPath(abs) {
+      const rel = inside(abs);
+      return rel === undefined ? realPathInfo(abs) : [path.posix.resolve(abs), existsAtHead(rel)];
+    },
+    read(abs, maxBytes) {
+      const rel = inside(abs);
+      const entry = rel === undefined ? undefined : head.get(rel);
+      if (!entry) return undefined; // outside the repository, or not at HEAD: not part of the commit
+      if (entry.mode === GITLINK_MODE) return `Subproject commit ${entry.sha}\n`;
+      const text = readBlobs([entry.sha], maxBytes).get(entry.sha);
+      return text !== undefined && typeof text === "object" ? text.oversized : text;
     },
   };
 }
@@ -356,23 +338,23 @@ export async function guardMain(argv, { out = (t) => process.stdout.write(`${t}\
     report.merged = taken.map((c) => c.path);
     calls = calls.filter((c) => !taken.includes(c));
   }
-  const lookups = headLookups(root, staged.head, readBlobs);
+  const facts = headFacts(root, staged.head, readBlobs);
   const header = asPerson ? `nso guard: committing as the person at the keyboard, with the rights of agent \`user\` (authority.agents.user in ${CONFIG_FILE}); set NSO_AGENT to commit as an agent.` : undefined;
   for (const call of calls) {
-    const request = { sessionId: SESSION, agent, tool: call.tool, args: call.args, directory: root, worktree: root };
+    const request = { sessionId: SESSION, agent, tool: call.tool, args: call.args, directory: root, worktree: root, origin: "git pre-commit" };
     let decision;
     try {
-      decision = decideWithLookups((r) => policy.engine.decide(JSON.stringify(r)), request, contentBytes, lookups);
+      decision = decideCall(policy.engine, request, facts);
     } catch (error) {
       decision = { verdict: "block", ruleId: "nso.guard", message: `NSO could not decide on this change (${error.message}); it refuses it (fail closed).` };
     }
     const verdict = decision?.verdict ?? "allow";
     report.changes.push({ path: call.path, what: call.what, tool: call.tool, verdict, rule: decision?.ruleId ?? null });
     if (!decision) continue;
-    for (const line of decisionLogLines(decision, `${call.tool} (git pre-commit)`, agent, logFiles.stamp())) logs.decision(line);
-    if (verdict === "audit") {
-      logs.audit({ t: logFiles.stamp(), session: SESSION, agent, tool: call.tool, rule: decision.ruleId, target: callTarget(call.args), message: decision.message ?? null });
-    } else if (verdict === "block") {
+    const at = logFiles.stamp();
+    for (const line of decision.log ?? []) logs.decision(`${at} ${line}`);
+    if (decision.audit) logs.audit({ t: at, ...decision.audit });
+    if (verdict === "block") {
       report.refusals.push({ path: call.path, what: call.what, rule: decision.ruleId ?? null, message: decision.message });
     } else if (decision.notices?.length) {
       report.warnings.push(...decision.notices.map((n) => `${call.path}: ${n}`));

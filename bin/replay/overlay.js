@@ -6,11 +6,9 @@
 // A recording names paths where it ran (its root, e.g. /tmp/run/project); the replay reads the
 // project at `diskRoot`. Requests keep the recording's paths (the engine's messages are the
 // ones the agent read), and every lookup maps them onto the disk and back: the recording's root
-// is mounted at `diskRoot`. The overlay answers the core's lookups in place of plugin/files.js
-// (see decideWithLookups' `lookups` in plugin/decision.js).
-import fs from "node:fs";
-import { readBounded, utf8Bytes } from "../../plugin/bounds.js";
-import { realPathInfo } from "../../plugin/files.js";
+// is mounted at `diskRoot`. The overlay answers the core's facts in place of plugin/files.js
+// (`DISK_FACTS`: `realPath` and `read`).
+import { readForDecision, realPathInfo } from "../../plugin/files.js";
 
 const under = (p, root) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 const move = (p, from, to) => (from === to || !under(p, from) ? p : to === "/" ? p.slice(from.length) || "/" : from === "/" ? `${to}${p}` : `${to}${p.slice(from.length)}`);
@@ -21,19 +19,10 @@ export function createOverlay(diskRoot) {
   const files = new Map();
   let changes = 0;
 
-  /** The current text of the disk path `real` (the overlay, else the disk), undefined when missing. */
-  function textAt(real) {
-    if (files.has(real)) return files.get(real) ?? undefined;
-    try {
-      return fs.readFileSync(real, "utf8");
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
-   * The lookups of a session recorded at `recordedRoot` (undefined: at `diskRoot`): the
-   * `{pathInfo, gather}` pair plugin/decision.js takes, plus `read` and `write` for the replay.
+   * The facts of a session recorded at `recordedRoot` (undefined: at `diskRoot`): `realPath`
+   * and `read`, as the core asks them (plugin/files.js `DISK_FACTS`), plus `write` for the
+   * replay.
    */
   function lookupsFor(recordedRoot) {
     const root = recordedRoot || diskRoot;
@@ -45,32 +34,21 @@ export function createOverlay(diskRoot) {
       return [real, files.has(real) ? files.get(real) !== null : exists];
     };
     return {
-      pathInfo(abs) {
+      realPath(abs) {
         const [real, exists] = diskInfo(abs);
         return [fromDisk(real), exists];
       },
-      gather(request, need, contentBytes = Infinity) {
-        request.resolved ??= {};
-        request.contents ??= {};
-        request.exists ??= {};
-        for (const p of need.resolve) request.resolved[p] = fromDisk(realPathInfo(toDisk(p))[0]);
-        for (const p of need.content) {
-          const real = toDisk(p);
-          let text;
-          if (files.has(real)) {
-            text = files.get(real) ?? undefined;
-            if (text !== undefined && utf8Bytes(text, contentBytes) > contentBytes) text = { oversized: Buffer.byteLength(text, "utf8") };
-          } else text = readBounded(real, contentBytes);
-          if (typeof text === "object") (request.oversized ??= {})[p] = text.oversized;
-          else request.contents[p] = text ?? null;
-        }
-        for (const p of need.exists) {
-          const real = toDisk(p);
-          request.exists[p] = files.has(real) ? files.get(real) !== null : fs.existsSync(real);
-        }
+      /**
+       * The current text of a recorded absolute path (undefined when missing), or its size
+       * when it is larger than `maxBytes`.
+       */
+      read(abs, maxBytes = Infinity) {
+        const real = diskInfo(abs)[0];
+        if (!files.has(real)) return readForDecision(real, maxBytes);
+        const text = files.get(real) ?? undefined;
+        const size = text === undefined ? 0 : Buffer.byteLength(text, "utf8");
+        return size > maxBytes ? size : text;
       },
-      /** The current text of a recorded absolute path (undefined when missing). */
-      read: (abs) => textAt(diskInfo(abs)[0]),
       /** Sets the text of a recorded absolute path (null: deleted). */
       write(abs, text) {
         files.set(diskInfo(abs)[0], text);

@@ -1,9 +1,10 @@
 // Deciding a recorded session's calls again, in order, as the agents that made them: through the
-// plugin's own decision path (plugin/decision.js: the same bounds, lookups and engine `decide`,
-// so the same repeat counting per session), with the virtual files of overlay.js answering the
-// lookups, and each allowed, completed call's changes laid over them before the next call.
+// plugin's own decision path (plugin/decision.js `decideCall`: the same bounds, facts and
+// engine, so the same repeat counting per session), with the virtual files of overlay.js
+// answering the facts, and each allowed, completed call's changes laid over them before the
+// next call.
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "../../plugin/core-loader.js";
-import { READ_TOOLS, decideWithLookups } from "../../plugin/decision.js";
+import { decideCall, isReadTool } from "../../plugin/decision.js";
 import { CONTENT_TOOLS, callEffects } from "./effects.js";
 import { createOverlay } from "./overlay.js";
 
@@ -49,7 +50,6 @@ const ran = (verdict) => verdict !== "block";
  */
 export function replayCalls(calls, policyText, { diskRoot, overlay = createOverlay(diskRoot) }) {
   let policy = loadPolicy(policyText);
-  const contentBytes = policy.config.limits?.contentBytes;
   const scopes = new Map(); // recorded root -> lookups
   const scope = (root) => {
     if (!scopes.has(root)) scopes.set(root, overlay.lookupsFor(root));
@@ -65,7 +65,7 @@ export function replayCalls(calls, policyText, { diskRoot, overlay = createOverl
     };
     let decision;
     try {
-      decision = decideWithLookups((r) => policy.engine.decide(JSON.stringify(r)), request, contentBytes, lookups);
+      decision = decideCall(policy.engine, request, lookups);
     } catch (error) {
       if (!isTrap(error)) throw error;
       // As in the plugin: a trapped instance is re-created, and the call is refused.
@@ -75,11 +75,11 @@ export function replayCalls(calls, policyText, { diskRoot, overlay = createOverl
       decision = { verdict: "block", ruleId: "nso.trap", message: `NSO core trapped (${error.message}); it was restarted.` };
     }
     const verdict = decision?.verdict ?? "allow";
-    const record = { verdict, rule: decision?.ruleId ?? null, message: decision?.message ?? null, applied: false };
+    const record = { verdict, rule: decision?.ruleId || null, message: decision?.message ?? null, applied: false };
     if (decision?.notices?.length) record.notices = decision.notices;
     if (decision?.unclassified) record.unclassified = true;
-    if (ran(verdict) && call.completed && !READ_TOOLS.has(call.tool) && call.tool !== "task") {
-      applyCall(call, request, i + 1, lookups, policy, record, notFollowed);
+    if (ran(verdict) && call.completed && !isReadTool(call.tool)) {
+      applyCall(call, request, i + 1, lookups, decision?.targets ?? [], record, notFollowed);
     }
     records.push(record);
   });
@@ -87,7 +87,7 @@ export function replayCalls(calls, policyText, { diskRoot, overlay = createOverl
 }
 
 /** Lays the changes of an allowed, completed call over the files, or notes what it could not follow. */
-function applyCall(call, request, index, lookups, policy, record, notFollowed) {
+function applyCall(call, request, index, lookups, targets, record, notFollowed) {
   const effects = callEffects({ ...call, directory: request.directory }, lookups.read);
   if (effects) {
     for (const { abs, text } of effects.changes) lookups.write(abs, text);
@@ -97,12 +97,6 @@ function applyCall(call, request, index, lookups, policy, record, notFollowed) {
   }
   if (CONTENT_TOOLS.has(call.tool)) return;
   // bash and unknown tools: the engine names what they change; the replay cannot say how.
-  let targets = [];
-  try {
-    targets = JSON.parse(policy.engine.writeTargets(JSON.stringify(request)));
-  } catch {
-    // a target list is a note for the report; the decision stands without it
-  }
   for (const [rel, below] of targets) {
     notFollowed.push({ index, path: below ? `${rel || "."}/**` : rel, why: `${call.tool} changed it; the replay does not know its new content` });
   }

@@ -1,4 +1,4 @@
-//! The engine's memory of recent decisions (`Engine::decide_unless_plain`, `Engine::answer`):
+//! The engine's memory of recent decisions (`Engine::answer`, `Engine::answer`):
 //! a call answered from memory gets exactly the answer deciding it again gives, repeat counts
 //! and messages included; what depends on more than the policy and the call is never
 //! remembered; and a new policy forgets everything.
@@ -16,7 +16,7 @@ fn same_answers(memo: &mut Engine, reference: &mut Engine, r: &Request) -> usize
     for _ in 0..3 {
         let full = reference.decide(r);
         let expected = Some(full).filter(|d| !d.is_plain());
-        let got = memo.decide_unless_plain(r).expect("every lookup answered");
+        let got = memo.answer(r).expect("every lookup answered");
         assert_eq!(got, expected, "{r:?}");
         refused += usize::from(got.is_some_and(|d| d.message.is_some()));
     }
@@ -62,10 +62,6 @@ fn answers_from_memory_are_the_decisions_on_file_operations() {
             );
             let write = answered(&memo, write);
             same_answers(&mut memo, &mut reference, &write);
-            assert!(
-                memo.answer(&write).1,
-                "a write without file contents lasts: {write:?}"
-            );
         }
     }
 }
@@ -75,7 +71,7 @@ fn a_call_that_looked_up_other_paths_is_a_different_call() {
     let mut e = engine("kord");
     let r = answered(&e, bash("dev", "echo x > src/out.txt"));
     for _ in 0..3 {
-        assert_eq!(e.decide_unless_plain(&r), Ok(None));
+        assert_eq!(e.answer(&r), Ok(None));
     }
     // The same command, but src/out.txt turned out to be a link out of the project.
     let mut moved = r.clone();
@@ -83,10 +79,7 @@ fn a_call_that_looked_up_other_paths_is_a_different_call() {
         *real = "/etc/out.txt".to_string();
     }
     moved = answered(&e, moved);
-    let d = e
-        .decide_unless_plain(&moved)
-        .expect("answered")
-        .expect("refused");
+    let d = e.answer(&moved).expect("answered").expect("refused");
     assert!(
         d.message.unwrap_or_default().contains("outside"),
         "a link out is refused"
@@ -126,9 +119,7 @@ fn a_decision_that_asked_the_status_machines_is_not_remembered() {
     r.exists.insert(path.clone(), true);
     r.contents.insert(path, Some("Status: A\n".to_string()));
     for n in 1..=3 {
-        let (answer, lasting) = e.answer(&r);
-        assert_eq!(answer, Ok(None));
-        assert!(!lasting);
+        assert_eq!(e.answer(&r), Ok(None));
         assert_eq!(oracle.asked.get(), n, "asked again every time");
     }
 }
@@ -146,34 +137,13 @@ fn an_unrecorded_agents_refusal_names_its_own_session_every_time() {
     );
     for session in ["ses_one", "ses_two", "ses_one", "ses_two", "ses_three"] {
         r.session_id = session.to_string();
-        let (answer, lasting) = e.answer(&r);
-        let message = answer
+        let message = e
+            .answer(&r)
             .expect("answered")
             .expect("refused")
             .message
             .unwrap_or_default();
         assert!(message.contains(session), "{session}: {message}");
-        assert!(!lasting);
-    }
-}
-
-#[test]
-fn calls_with_file_contents_or_large_arguments_do_not_last() {
-    let mut e = engine("kord");
-    let with_contents = op_request("dev", "write", "src/app.ts");
-    let large = req(
-        "dev",
-        "write",
-        serde_json::json!({ "filePath": "src/a.ts", "content": "x".repeat(5000) }),
-    );
-    let small = req(
-        "dev",
-        "write",
-        serde_json::json!({ "filePath": "src/a.ts", "content": "x" }),
-    );
-    for (r, lasts) in [(with_contents, false), (large, false), (small, true)] {
-        let r = answered(&e, r);
-        assert_eq!(e.answer(&r).1, lasts, "{r:?}");
     }
 }
 
@@ -182,14 +152,11 @@ fn a_new_policy_forgets_what_was_remembered() {
     let mut e = engine("kord");
     let push = bash("devops", "git push origin main");
     for _ in 0..3 {
-        assert_eq!(e.answer(&push), (Ok(None), true));
+        assert_eq!(e.answer(&push), Ok(None));
     }
     // No agent is called devops in the nso preset: an unknown agent may only read.
     e.set_policy(Policy::preset("nso").expect("nso"));
-    let d = e
-        .decide_unless_plain(&push)
-        .expect("answered")
-        .expect("refused");
+    let d = e.answer(&push).expect("answered").expect("refused");
     assert!(d
         .message
         .unwrap_or_default()

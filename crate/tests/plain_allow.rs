@@ -1,5 +1,5 @@
 //! The fast path that decides plain allows without building any explanation
-//! (`Engine::decide_unless_plain`) agrees with the full decision on every command of the shell
+//! (`Engine::answer`) agrees with the full decision on every command of the shell
 //! corpus and of the kord policy cases, for agents of each preset, with the paths the shim
 //! would report resolved and without them, and on every file operation of the kord matrix.
 
@@ -23,7 +23,7 @@ fn check_both(e: &mut Engine, mut r: nso::authority::Request) -> bool {
         r.contents.insert(p, Some("old line\n".to_string()));
     }
     check_plain(e, &r);
-    matches!(e.decide_unless_plain(&r), Ok(None))
+    matches!(e.answer(&r), Ok(None))
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn a_status_machine_is_asked_once_per_decision() {
         let path = abs("t/status.md");
         r.resolved.insert(path.clone(), path.clone());
         r.exists.insert(path, true);
-        let decided = e.decide_unless_plain(&r).expect("nothing to look up");
+        let decided = e.answer(&r).expect("nothing to look up");
         assert_eq!(oracle.asked.get(), 1, "allowed: {allowed}");
         assert_eq!(decided.is_none(), allowed);
     }

@@ -67,7 +67,7 @@ pub fn held(
         let pattern = target_pattern(root, rel, *below, real);
         nso::conductor::covers(&claimed, &pattern)
     });
-    covered && !real.odd
+    covered
 }
 
 /// plugin/conductor/liveness.js `isProcessAlive`: the process exists, is no zombie, and is

@@ -1,40 +1,15 @@
-//! The decision path of one PreToolUse call, as the plugin takes it (plugin/nso.js
-//! `decideTool`, plugin/decision.js `decideWithLookups`/`preResolve`, plugin/files.js
-//! `gatherLookups`, plugin/bounds.js `boundArgs`): the request, its bounds, the lookups the
-//! core asks for, and the outcome. Nothing is written here: the caller acts on the
-//! [`Outcome`], so a call handed to the Node adapter leaves no trace of this attempt.
+//! The decision on one PreToolUse call: the call handed to the core's decision loop
+//! (`authority::Engine::decide_call`, the same every host uses) with the file system as
+//! facts, and the outcome. Nothing is written here: the caller acts on the [`Outcome`], so a
+//! call handed to the Node adapter leaves no trace of this attempt.
 
-use nso::authority::{Decision, Lookups, Request, Verdict};
-use serde_json::{json, Value};
+use nso::authority::{is_read_tool, CallAnswer, Verdict};
+use serde_json::Value;
 
 use crate::claims;
 use crate::logs;
-use crate::paths::{self, Read, RealPaths};
+use crate::paths::RealPaths;
 use crate::project::{Failure, Loaded};
-
-/// Tools that only read (plugin/decision.js `READ_TOOLS`); every other tool is
-/// write-class: refused while NSO is not enforcing, and claimed by the Conductor.
-pub const READ_TOOLS: [&str; 13] = [
-    "read",
-    "glob",
-    "grep",
-    "list",
-    "webfetch",
-    "websearch",
-    "codesearch",
-    "todoread",
-    "todowrite",
-    "skill",
-    "question",
-    "lsp",
-    "invalid",
-];
-/// The shell analyser's limit (crate/src/shell `MAX_INPUT`, plugin/bounds.js).
-const MAX_COMMAND_BYTES: usize = 64 * 1024;
-/// Arguments of the common file tools whose real path is resolved before asking.
-const PATH_ARGS: [&str; 2] = ["filePath", "path"];
-/// Rounds of lookups before the plugin gives up (plugin/decision.js `MAX_LOOKUP_ROUNDS`).
-const MAX_LOOKUP_ROUNDS: usize = 3;
 
 /// One call in the engine's form, with who makes it and where.
 pub struct Call {
@@ -96,9 +71,9 @@ pub enum Outcome {
     Hand(&'static str),
 }
 
-/// Whether `tool` is write-class.
+/// Whether `tool` is write-class (the core's tool list).
 pub fn writes(tool: &str) -> bool {
-    !READ_TOOLS.contains(&tool)
+    !is_read_tool(tool)
 }
 
 /// The outcome while NSO is not enforcing (plugin/nso.js `decideTool` without an engine).
@@ -146,78 +121,67 @@ fn for_agent(agent: Option<&str>) -> String {
 }
 
 /// The engine's outcome on `call` (plugin/nso.js `decideTool` with an engine). The call's
-/// arguments move into the request (a write's text may be megabytes).
+/// arguments move into the core (a write's text may be megabytes).
 pub fn decide(loaded: &mut Loaded, call: &mut Call, time: &str) -> Outcome {
     let content_bytes = loaded.config.limits.content_bytes;
-    let args = bound_args(&call.tool, std::mem::take(&mut call.args), content_bytes);
-    let mut request = Request {
+    let mut real = RealPaths::default();
+    let engine_call = nso::authority::Call {
         session_id: call.session.clone(),
         agent: call.agent.clone(),
         tool: call.tool.clone(),
-        args,
+        args: std::mem::take(&mut call.args),
+        via: None,
         directory: call.directory.clone(),
         worktree: call.root.clone(),
-        ..Request::default()
+        origin: None,
     };
-    let mut real = RealPaths::default();
-    pre_resolve(&mut request, &call.directory, &mut real);
-    let mut decision = None;
-    for _ in 0..MAX_LOOKUP_ROUNDS {
-        if real.odd {
-            return Outcome::Hand("a path could not be examined");
-        }
-        match loaded.engine.decide_or_lookups(&request) {
-            Ok(d) => {
-                decision = Some(d);
-                break;
-            }
-            Err(need) => {
-                if gather(&mut request, &need, content_bytes, &mut real).is_err() {
-                    return Outcome::Hand("a file the decision needs could not be read");
-                }
-            }
-        }
-    }
-    let Some(decision) = decision else {
-        return Outcome::Hand("the core asked for lookups more than three times");
-    };
-    outcome(loaded, call, &request, &decision, time, &mut real)
+    let answer = loaded
+        .engine
+        .decide_call(engine_call, content_bytes, &mut real);
+    outcome(loaded, call, &answer, time, &mut real)
 }
 
 fn outcome(
     loaded: &Loaded,
     call: &Call,
-    request: &Request,
-    d: &Decision,
+    answer: &CallAnswer,
     time: &str,
     real: &mut RealPaths,
 ) -> Outcome {
     let agent = call.agent.as_deref();
-    let plain =
-        d.verdict == Verdict::Allow && d.notices.is_empty() && d.log.is_empty() && !d.unclassified;
-    let (lines, seen) = if plain {
-        let seen = Seen {
-            verdict: "allow".to_string(),
-            ..Seen::default()
-        };
-        (Vec::new(), seen)
-    } else {
-        let verdict = serde_json::to_value(d.verdict).ok();
-        let seen = Seen {
-            verdict: verdict
-                .as_ref()
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            rule: Some(d.rule_id.clone()),
-            message: d.message.clone(),
-        };
-        (logs::decision_lines(d, &call.tool, agent, time), seen)
+    let (lines, seen) = match &answer.decision {
+        None => {
+            let seen = Seen {
+                verdict: "allow".to_string(),
+                ..Seen::default()
+            };
+            (Vec::new(), seen)
+        }
+        Some(d) => {
+            let verdict = serde_json::to_value(d.verdict).ok();
+            let seen = Seen {
+                verdict: verdict
+                    .as_ref()
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string(),
+                rule: Some(d.rule_id.clone()),
+                message: d.message.clone(),
+            };
+            let lines = d.log_lines(&call.tool, agent);
+            (
+                lines.into_iter().map(|l| format!("{time} {l}")).collect(),
+                seen,
+            )
+        }
     };
-    if d.verdict == Verdict::Block {
-        let message = d.message.clone().unwrap_or_default();
+    if let Some(d) = answer
+        .decision
+        .as_ref()
+        .filter(|d| d.verdict == Verdict::Block)
+    {
         return Outcome::Deny {
-            message,
+            message: d.message.clone().unwrap_or_default(),
             lines,
             seen,
         };
@@ -225,151 +189,28 @@ fn outcome(
     // The Conductor claims the files an allowed write-class call changes; a call that
     // changes none (`ls` through bash) claims nothing, and neither does one whose files the
     // session's instance holds already (plugin/claims.js `beforeWrite`).
-    if writes(&call.tool) && loaded.config.conductor.mode != "off" {
-        let targets = loaded.engine.write_targets(request);
+    if loaded.config.conductor.mode != "off" && !answer.targets.is_empty() {
         let config = &loaded.config;
         let (home, root, owner) = (&call.conductor_home, &call.root, &call.owner);
-        if !targets.is_empty() && !claims::held(config, home, root, owner, &targets, real) {
+        if !claims::held(config, home, root, owner, &answer.targets, real) {
             return Outcome::Hand("the Conductor claims what an allowed write changes");
         }
     }
     if call.tool == "task" {
         return Outcome::Hand("a delegation is checked against the session's chain");
     }
-    let audit = (d.verdict == Verdict::Audit).then(|| {
-        let session = Some(call.session.as_str());
-        logs::audit_record(time, session, agent, &call.tool, &request.args, d)
-    });
+    let audit = answer
+        .audit
+        .as_ref()
+        .map(|record| logs::audit_line(time, record));
     Outcome::Allow {
         lines,
         audit,
-        notices: d.notices.clone(),
+        notices: answer
+            .decision
+            .as_ref()
+            .map(|d| d.notices.clone())
+            .unwrap_or_default(),
         seen,
-    }
-}
-
-/// The arguments as they cross into the core (plugin/bounds.js `boundArgs`): the bash
-/// command cut past the analyser's limit, texts over `content_bytes` replaced by
-/// `{nsoOversized: bytes}`, so each check that needs them fails closed.
-pub fn bound_args(tool: &str, mut args: Value, content_bytes: u64) -> Value {
-    if tool == "bash" {
-        if let Some(Value::String(command)) = args.get_mut("command") {
-            if let Some(cut) = crossing_prefix(command, MAX_COMMAND_BYTES) {
-                command.truncate(cut);
-            }
-        }
-    }
-    let texts: &[&str] = match tool {
-        "write" => &["content"],
-        "edit" => &["oldString", "newString"],
-        "apply_patch" => &["patchText"],
-        _ => &[],
-    };
-    for key in texts {
-        if let Some(value) = args.get_mut(*key) {
-            // The plugin compares UTF-8 bytes, which is `str::len`.
-            let bytes = value.as_str().map_or(0, str::len) as u64;
-            if bytes > content_bytes {
-                *value = json!({ "nsoOversized": bytes });
-            }
-        }
-    }
-    args
-}
-
-/// Where the plugin's `crossingPrefix(text, bytes)` cuts `text` (None: it keeps it whole).
-/// The plugin counts UTF-16 units: it keeps `bytes + 2` of them, one fewer when the last
-/// kept one would be the first half of a surrogate pair, i.e. the longest prefix of whole
-/// characters within `bytes + 2` units.
-fn crossing_prefix(text: &str, bytes: usize) -> Option<usize> {
-    let n = bytes + 2;
-    let mut units = 0;
-    for (at, c) in text.char_indices() {
-        units += c.len_utf16();
-        if units > n {
-            return Some(at);
-        }
-    }
-    None
-}
-
-/// Real paths and existence of the usual path arguments, keyed as written
-/// (plugin/decision.js `preResolve`).
-fn pre_resolve(request: &mut Request, base: &str, real: &mut RealPaths) {
-    for key in PATH_ARGS {
-        let Some(given) = request.args.get(key).and_then(Value::as_str) else {
-            continue;
-        };
-        if given.is_empty() || given.starts_with('~') {
-            continue;
-        }
-        let abs = if given.starts_with('/') {
-            given.to_string()
-        } else {
-            format!("{base}/{given}")
-        };
-        let (path, exists) = real.info(&abs);
-        let given = given.to_string();
-        request.resolved.insert(given.clone(), path);
-        request.exists.insert(given, exists);
-    }
-}
-
-/// Answers the core's lookups (plugin/files.js `gatherLookups`); `Err` when a file could
-/// not be read for a reason other than not existing.
-fn gather(
-    request: &mut Request,
-    need: &Lookups,
-    content_bytes: u64,
-    real: &mut RealPaths,
-) -> Result<(), ()> {
-    for p in &need.resolve {
-        let path = real.info(p).0;
-        request.resolved.insert(p.clone(), path);
-    }
-    for p in &need.content {
-        match paths::read_bounded(p, content_bytes) {
-            Ok(text) => {
-                request.contents.insert(p.clone(), text);
-            }
-            Err(Read::Oversized(size)) => {
-                request.oversized.insert(p.clone(), size);
-            }
-            Err(Read::Failed) => return Err(()),
-        }
-    }
-    for p in &need.exists {
-        request
-            .exists
-            .insert(p.clone(), std::path::Path::new(p).exists());
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cuts_commands_as_the_plugin_does() {
-        // Expected cuts worked out by hand from bounds.js: 65538 UTF-16 units are kept.
-        let long = "a".repeat(70_000);
-        assert_eq!(crossing_prefix(&long, MAX_COMMAND_BYTES), Some(65_538));
-        assert_eq!(
-            crossing_prefix(&"a".repeat(65_538), MAX_COMMAND_BYTES),
-            None
-        );
-        // A pair straddling the cut is left out whole.
-        let s = format!("{}😀b", "a".repeat(65_537));
-        assert_eq!(crossing_prefix(&s, MAX_COMMAND_BYTES), Some(65_537));
-    }
-
-    #[test]
-    fn oversized_texts_do_not_cross() {
-        let args = json!({"filePath": "a", "content": "é".repeat(6)});
-        let out = bound_args("write", args.clone(), 11);
-        assert_eq!(out["content"], json!({"nsoOversized": 12}));
-        assert_eq!(bound_args("write", args.clone(), 12), args);
-        assert_eq!(bound_args("read", args.clone(), 1), args);
     }
 }

@@ -1,13 +1,10 @@
-//! NSO's log files as the plugin writes them (plugin/logs.js, plugin/decision.js
-//! `decisionLogLines`, plugin/nso.js `auditRecord`): the same names, folders, stamps and line
-//! formats, so `nso audit` and a person reading `nso.log` cannot tell which host decided.
+//! NSO's log files as the plugin writes them (plugin/logs.js): the same names, folders and
+//! stamps, with the lines the core formats (`Decision::log_lines`, `AuditRecord`), so `nso
+//! audit` and a person reading `nso.log` cannot tell which host decided.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-use nso::authority::Decision;
-use serde_json::Value;
 
 /// Where the init marker and the alive log live (plugin/logs.js `INIT_DIR`).
 pub const INIT_DIR: &str = ".opencode/logs";
@@ -72,96 +69,15 @@ impl Logs {
     }
 }
 
-/// The `nso.log` lines of a decision: the verdict line, then the core's extra lines
-/// (plugin/decision.js `decisionLogLines`).
-pub fn decision_lines(
-    decision: &Decision,
-    tool: &str,
-    agent: Option<&str>,
-    time: &str,
-) -> Vec<String> {
-    let verdict = serde_json::to_value(decision.verdict).unwrap_or(Value::Null);
-    let mut line = format!(
-        "{time} {} {tool} @{} {}",
-        verdict.as_str().unwrap_or("?"),
-        agent.unwrap_or("?"),
-        decision.rule_id
-    );
-    if decision.unclassified {
-        line.push_str(" (unclassified tool)");
+/// The `audit.jsonl` line of a call audit mode let through: the core's record, after the time.
+pub fn audit_line(time: &str, record: &nso::authority::AuditRecord) -> String {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        t: &'a str,
+        #[serde(flatten)]
+        record: &'a nso::authority::AuditRecord,
     }
-    if !decision.notices.is_empty() {
-        line.push_str(" reminder: ");
-        line.push_str(&decision.notices.join(" | "));
-    }
-    let mut lines = vec![line];
-    lines.extend(decision.log.iter().map(|extra| format!("{time} {extra}")));
-    lines
-}
-
-/// What `audit.jsonl` keeps of a call audit mode let through (plugin/nso.js `auditRecord`),
-/// as one JSON line with the plugin's key order.
-pub fn audit_record(
-    time: &str,
-    session: Option<&str>,
-    agent: Option<&str>,
-    tool: &str,
-    args: &Value,
-    decision: &Decision,
-) -> String {
-    let text = |v: Option<&str>| v.map_or(Value::Null, |s| Value::String(s.to_string()));
-    let fields = [
-        ("t", text(Some(time))),
-        ("session", text(session)),
-        ("agent", text(agent)),
-        ("tool", text(Some(tool))),
-        ("rule", text(Some(&decision.rule_id))),
-        ("target", text(call_target(args))),
-        ("message", text(decision.message.as_deref())),
-    ];
-    // serde_json's map sorts its keys; the plugin's record keeps this order.
-    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-    format!("{{{}}}", body.join(","))
-}
-
-/// What a tool call is about: its path, command or pattern argument, else the first file of
-/// a patch (plugin/activity.js `callTarget`).
-pub fn call_target(args: &Value) -> Option<&str> {
-    for key in [
-        "filePath",
-        "path",
-        "command",
-        "pattern",
-        "url",
-        "subagent_type",
-    ] {
-        if let Some(s) = args
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-        {
-            return Some(s);
-        }
-    }
-    let patch = args.get("patchText").and_then(Value::as_str)?;
-    // The plugin's /\*\*\* (?:Add|Update|Delete) File: (.+)/: the first match, up to the
-    // end of its line (JavaScript's `.` stops at \n, \r, U+2028 and U+2029).
-    let mut rest = patch;
-    while let Some(at) = rest.find("*** ") {
-        let after = &rest[at + 4..];
-        for verb in ["Add File: ", "Update File: ", "Delete File: "] {
-            if let Some(name) = after.strip_prefix(verb) {
-                let end = name
-                    .find(['\n', '\r', '\u{2028}', '\u{2029}'])
-                    .unwrap_or(name.len());
-                if end > 0 {
-                    return Some(&name[..end]);
-                }
-            }
-        }
-        rest = &rest[at + 1..];
-    }
-    None
+    serde_json::to_string(&Line { t: time, record }).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -174,15 +90,5 @@ mod tests {
         assert_eq!(iso_millis(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_millis(1_795_447_335_123), "2026-11-23T15:22:15.123Z");
         assert_eq!(iso_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    }
-
-    #[test]
-    fn targets_like_the_activity_feed() {
-        let args =
-            serde_json::json!({"patchText": "*** Begin Patch\n*** Update File: a/b.txt\n@@"});
-        assert_eq!(call_target(&args), Some("a/b.txt"));
-        let args = serde_json::json!({"filePath": "", "command": "ls"});
-        assert_eq!(call_target(&args), Some("ls"));
-        assert_eq!(call_target(&serde_json::json!({"x": 1})), None);
     }
 }

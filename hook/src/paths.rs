@@ -1,9 +1,11 @@
-//! The file system as NSO's decisions see it, exactly as the plugin reads it (plugin/files.js,
-//! plugin/bounds.js): lexical path resolution (Node's `path.resolve`), real locations behind
-//! symlinks, bounded reads of current contents, and the project root.
+//! The file system as NSO's decisions see it, answered to the core (`authority::Facts`)
+//! exactly as the plugin answers it (plugin/files.js): lexical path resolution (Node's
+//! `path.resolve`), real locations behind symlinks, bounded reads of current contents.
 
 use std::collections::HashMap;
 use std::io;
+
+use nso::authority::FileText;
 
 /// Node's `path.resolve(base, p)` on POSIX: `p` taken from `base` unless absolute, `.` and
 /// `..` applied lexically (no symlinks followed), no trailing slash.
@@ -45,14 +47,10 @@ fn join_to(dir: &str, name: &str) -> String {
     }
 }
 
-/// Real locations of folders seen during this call (plugin/files.js caches them between
-/// calls; one process is one call here).
+/// Real locations of folders seen during this call (one process is one call here).
 #[derive(Default)]
 pub struct RealPaths {
     dirs: HashMap<String, String>,
-    /// A path could not be examined for a reason other than not existing (no permission,
-    /// a file used as a folder): Node may throw there, so the call is not decided natively.
-    pub odd: bool,
 }
 
 impl RealPaths {
@@ -74,12 +72,10 @@ impl RealPaths {
     /// `(real path, exists)` of `candidate` inside the real folder `dir`, following a
     /// symlink in its last part (at most 40 deep, as the plugin).
     fn resolve_link(&mut self, dir: &str, candidate: String, depth: u32) -> (String, bool) {
-        let meta = match std::fs::symlink_metadata(&candidate) {
-            Ok(meta) => meta,
-            Err(e) => {
-                self.odd |= e.kind() != io::ErrorKind::NotFound;
-                return (candidate, false);
-            }
+        // Not reachable (a file on the way, no permission, a loop, too long): nothing there
+        // that a call could use or write either.
+        let Ok(meta) = std::fs::symlink_metadata(&candidate) else {
+            return (candidate, false);
         };
         if !meta.file_type().is_symlink() || depth > 40 {
             return (candidate, true);
@@ -112,15 +108,30 @@ impl RealPaths {
     }
 }
 
-/// A file's current content for a content check (plugin/bounds.js `readBounded`):
+impl nso::authority::Facts for RealPaths {
+    fn real_path(&mut self, abs: &str) -> Result<(String, bool), String> {
+        Ok(self.info(abs))
+    }
+
+    fn read(&mut self, abs: &str, max_bytes: u64) -> Result<FileText, String> {
+        match read_bounded(abs, max_bytes) {
+            Ok(None) => Ok(FileText::Missing),
+            Ok(Some(text)) => Ok(FileText::Text(text)),
+            Err(Read::Oversized(size)) => Ok(FileText::TooLarge(size)),
+            Err(Read::Failed(why)) => Err(why),
+        }
+    }
+}
+
+/// A file's current content for a content check (plugin/files.js `readForDecision`):
 /// `Ok(None)` when it does not exist, `Err(Oversized(size))` past `limit`, an I/O error
 /// other than "not found" as [`Read::Failed`].
 pub fn read_bounded(file: &str, limit: u64) -> Result<Option<String>, Read> {
     let meta = match std::fs::metadata(file) {
         Ok(meta) => meta,
         // Node's statSync(throwIfNoEntry: false) yields nothing only when nothing is there.
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(_) => return Err(Read::Failed),
+        Err(e) if not_found(&e) => return Ok(None),
+        Err(e) => return Err(Read::Failed(e.to_string())),
     };
     if meta.is_file() && meta.len() > limit {
         return Err(Read::Oversized(meta.len()));
@@ -128,7 +139,7 @@ pub fn read_bounded(file: &str, limit: u64) -> Result<Option<String>, Read> {
     match std::fs::read(file) {
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if not_found(&e) => Ok(None),
-        Err(_) => Err(Read::Failed),
+        Err(e) => Err(Read::Failed(e.to_string())),
     }
 }
 
@@ -137,8 +148,8 @@ pub fn read_bounded(file: &str, limit: u64) -> Result<Option<String>, Read> {
 pub enum Read {
     /// Larger than the limit: its size in bytes.
     Oversized(u64),
-    /// Could not be read (a folder, no permission, ...).
-    Failed,
+    /// Could not be read (a folder, no permission, ...): why.
+    Failed(String),
 }
 
 /// ENOENT or ENOTDIR: Node's "does not exist".

@@ -227,7 +227,7 @@ pub fn pre_tool_use(hook: &Value) -> Result<Native, Hand> {
         name: activity::feed_name(hook.get("session_id").and_then(Value::as_str)),
         call_id: text("tool_use_id")
             .map_or_else(|| format!("claude-{}", activity::now_ms()), str::to_string),
-        target: logs::call_target(&mapped.args).map(str::to_string),
+        target: nso::authority::call_target(&mapped.args).map(str::to_string),
         instance: activity::Instance {
             project: activity::project_name(&root),
             root: root.clone(),

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { createNso } from "../nso.js";
-import { READ_TOOLS } from "../decision.js";
+import { isReadTool } from "../decision.js";
 import { claudeToolCall } from "./claude-tools.js";
 import { procStat } from "../conductor/liveness.js";
 
@@ -118,7 +118,7 @@ async function preToolUse(nso, input, caller) {
   } catch (error) {
     if (error.name !== "NSOBlock") {
       nso.logError(`claude-code PreToolUse ${input.tool_name}: ${error.stack ?? error.message}`);
-      if (READ_TOOLS.has(tool)) return undefined;
+      if (isReadTool(tool)) return undefined;
       return denyOutput(`NSO blocked ${input.tool_name}: NSO failed while deciding this call (${error.message}), so it ` +
         "refuses it (fail closed). Report this to the person running the session.");
     }
@@ -216,7 +216,7 @@ export async function runClaudeHook(stdinText, { env = process.env } = {}) {
     nso?.logError(`claude-code ${input.hook_event_name}: ${error.stack ?? error.message}`);
     if (input.hook_event_name !== "PreToolUse") return { code: 1, stdout: "", stderr: `NSO: ${error.message}\n` };
     const { tool } = claudeToolCall(input.tool_name, input.tool_input);
-    if (READ_TOOLS.has(tool)) return { code: 0, stdout: "", stderr: "" };
+    if (isReadTool(tool)) return { code: 0, stdout: "", stderr: "" };
     return { code: 0, stdout: JSON.stringify(denyOutput(`NSO blocked ${input.tool_name}: NSO failed (${error.message}), ` +
       "so it refuses calls that change files (fail closed).")) + "\n", stderr: "" };
   } finally {

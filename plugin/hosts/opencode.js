@@ -1,7 +1,6 @@
 // The OpenCode host adapter: wires OpenCode 1.18's hooks to a host-independent NSO instance
 // (../nso.js), and works out who is calling from OpenCode's events. Facts about the host it
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
-import { forgetChangedBy, forgetRealPaths } from "../files.js";
 import { CONFIG_FILE, createNso } from "../nso.js";
 import { claimTools } from "../claim-tools.js";
 import { continuityTools } from "../continuity-tools.js";
@@ -69,6 +68,23 @@ function offeredTools(nso) {
   return all;
 }
 
+/**
+ * Tells the person `text` through OpenCode: a toast in the terminal UI and a line in
+ * OpenCode's log (`opencode run` has no UI: stderr, written by the instance, shows it there).
+ * Never waits and never throws.
+ */
+function tell(client, text) {
+  const attempt = (send) => {
+    try {
+      Promise.resolve(send()).catch(() => {});
+    } catch {
+      // no UI, or no server yet: stderr and nso-errors.log have the text
+    }
+  };
+  attempt(() => client?.tui?.showToast?.({ body: { title: "NSO", message: text, variant: "error", duration: 15000 } }));
+  attempt(() => client?.app?.log?.({ body: { service: "nso", level: "error", message: text } }));
+}
+
 const pendingAtExit = new Set(); // WeakRefs to what every instance holds in memory
 
 /** What `holder` (raw lanes, an activity feed) keeps in memory is written before the process ends. */
@@ -83,8 +99,8 @@ function flushAtExit(holder) {
 
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
-  const nso = createNso({ directory: input.directory, worktree: input.worktree, serverUrl: input.serverUrl });
   const client = input.client;
+  const nso = createNso({ directory: input.directory, worktree: input.worktree, serverUrl: input.serverUrl, notify: (text) => tell(client, text) });
   flushAtExit(nso.continuity);
   flushAtExit(nso.activity);
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
@@ -102,11 +118,7 @@ export const NsoPlugin = async (input = {}) => {
         else if (event?.type === "message.updated" && props.info?.role === "user") {
           noteAgent(props.info.sessionID, props.info.agent);
         } else if (event?.type === "file.edited" || event?.type === "file.watcher.updated") {
-          // OpenCode's own write and edit tools report `file.edited` (content written, the
-          // file and its folders perhaps created); the watcher reports any change, a move or
-          // a symlink swap too, so everything is forgotten.
-          if (event.type === "file.edited") forgetChangedBy("edit");
-          else forgetRealPaths();
+          // A change of NSO's own config takes effect at once.
           if (String(props.file ?? "").endsWith(CONFIG_FILE)) nso.load();
         }
       } catch (error) {

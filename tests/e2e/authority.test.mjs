@@ -149,6 +149,30 @@ test("a folder a bash call swaps for a link out is seen by the next write (paths
   assert.equal(fs.existsSync(path.join(outside, "app.ts")), false);
 });
 
+test("two calls of one step in flight: the subagent's short call ends, the parent's script swaps src/, the subagent's write is refused", async () => {
+  // The default preset: build may move folders and make links; its general subagent writes.
+  const outside = tempDir("target");
+  const projectDir = makeProject({ files: { "src/app.ts": "a = 1\n" }, git: true });
+  const { calls } = await runWith([
+    // build writes the file (its real path is known), then runs a script beside a task.
+    { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "a = 2\n" } }] },
+    { toolCalls: [
+      { name: "bash", args: { command: `sleep 1 && mv src src-old && ln -s ${outside} src && sleep 4`, description: "swap" } },
+      { name: "task", args: { description: "edit", subagent_type: "general", prompt: "Change src/app.ts." } },
+    ] },
+    // the subagent: a short call that ends while the script runs, then (after the swap) a write
+    { toolCalls: [{ name: "bash", args: { command: "true", description: "short" } }] },
+    { toolCalls: [{ name: "bash", args: { command: "sleep 2", description: "wait for the swap" } }] },
+    { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "leak\n" } }] },
+    { text: "done" },
+    { text: "done" },
+  ], { projectDir });
+  assert.ok(fs.lstatSync(path.join(projectDir, "src")).isSymbolicLink(), "the script swapped src/");
+  assert.equal(fs.existsSync(path.join(outside, "app.ts")), false, "nothing landed outside the project");
+  const refused = calls.flatMap((c) => toolResults(c.body)).find((r) => /NSO blocked write/.test(r));
+  assert.match(refused ?? "", /outside the project/, JSON.stringify(calls.map((c) => toolResults(c.body))));
+});
+
 test("a symlink inside the project that points out is outside", async () => {
   const outside = tempDir("target");
   const projectDir = makeProject({ files: KORD, git: true });

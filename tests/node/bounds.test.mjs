@@ -1,11 +1,12 @@
-// Bounded input before the boundary (plugin/bounds.js): long messages, commands and texts
-// are cut or left out before they cross into wasm, and the verdicts stay what the core
-// gives on the whole input.
+// Bounded input (the core's authority::bounds, applied at the wasm boundary before a string
+// is copied; plugin/text.js crossingPrefix for the router's scan window): long messages,
+// commands and texts are cut or left out before they cross into wasm, and the verdicts stay
+// what the core gives on the whole input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { spawnSync } from "node:child_process";
-import { MAX_COMMAND_BYTES, OVERSIZED, boundArgs, crossingPrefix } from "../../plugin/bounds.js";
+import { crossingPrefix } from "../../plugin/text.js";
 import { createNso } from "../../plugin/nso.js";
 import { loadWorkflowCore } from "../../plugin/core-loader.js";
 import { makeProject, readIf } from "./helpers.mjs";
@@ -27,18 +28,20 @@ test("crossingPrefix keeps at least the first N+1 bytes and never splits a surro
   }
 });
 
-test("boundArgs leaves ordinary arguments alone and never changes the host's object", () => {
-  const args = { filePath: "a.ts", content: "x".repeat(1000) };
-  assert.equal(boundArgs("write", args, 1024 * 1024), args, "no copy when nothing is too large");
-  const big = { filePath: "a.ts", content: "é".repeat(600_000) }; // 1.2 MB in UTF-8
-  const out = boundArgs("write", big, 1024 * 1024);
-  assert.notEqual(out, big);
-  assert.deepEqual(out.content, { [OVERSIZED]: 1_200_000 });
-  assert.equal(typeof big.content, "string", "the host's arguments are untouched");
-  const cmd = { command: `echo ${"a".repeat(200_000)}` };
-  const cut = boundArgs("bash", cmd);
-  assert.ok(utf8(cut.command) > MAX_COMMAND_BYTES && cut.command.length < MAX_COMMAND_BYTES + 10);
-  assert.equal(cmd.command.length, 200_005);
+test("a text over the limit is left out by the core, measured in bytes, and the host's arguments are untouched", async () => {
+  const note = "docs/kord/notepads/auth/learnings.md";
+  const dir = makeProject({ ".opencode/nso.json": JSON.stringify({ authority: { preset: "kord" } }), [note]: "# Learnings\n" });
+  const nso = createNso({ directory: dir, worktree: dir });
+  nso.noteAgent("ses_1", "dev");
+  const call = (tool, args) => nso.beforeTool({ tool, sessionID: "ses_1", callID: "c" }, { args }).then(() => null, (e) => e.message);
+  // 600,000 characters are 1.2 MB in UTF-8: over the default limit of 1 MiB, so the append-only
+  // check cannot run on it.
+  const args = { filePath: note, content: `# Learnings\n${"é".repeat(600_000)}` };
+  assert.match(await call("write", args), /1200012 bytes, more than NSO reads/);
+  assert.equal(typeof args.content, "string", "the host's arguments are untouched");
+  assert.equal(args.content.length, 600_012);
+  // 2 million characters are over the limit however they are encoded: never copied whole.
+  assert.match(await call("write", { filePath: note, content: "x".repeat(2_000_000) }), /bytes, more than NSO reads/);
 });
 
 test("a 10 MB message routes exactly like its scan window, and only the window crosses", () => {

@@ -74,17 +74,16 @@ test("explain answers for every cell of the kord matrix", () => {
     for (const area of areas) {
       for (const [op, [tool, extra]] of Object.entries(tools)) {
         const args = tool === "apply_patch" ? { patchText: `*** Begin Patch\n*** Delete File: ${area}\n*** End Patch` } : { filePath: area, ...extra };
-        const request = JSON.stringify({ sessionId: "s", agent, tool, args, directory: "/p", worktree: "/p", exists: { [`/p/${area}`]: op !== "create" } });
-        const decision = JSON.parse(nsoCore.evaluate(request));
-        const text = nsoCore.explain(request);
+        const facts = { realPath: (abs) => [abs, op !== "create"], read: () => undefined };
+        const { decision, text } = nsoCore.explainCall("s", agent, tool, args, facts, { directory: "/p", worktree: "/p" });
         assert.match(text, new RegExp(`decision: ${decision.verdict} by ${decision.ruleId.replaceAll(".", "\\.")}`), `${agent} ${op} ${area}`);
         cells++;
       }
     }
     for (const git of ["add .", "commit -m x", "push origin main", "checkout -b feat", "merge main", "rebase main"]) {
-      const request = JSON.stringify({ sessionId: "s", agent, tool: "bash", args: { command: `git ${git}` }, directory: "/p", worktree: "/p" });
-      const decision = JSON.parse(nsoCore.evaluate(request));
-      assert.match(nsoCore.explain(request), /decision: (allow|block)/, `${agent} git ${git}`);
+      const facts = { realPath: (abs) => [abs, true], read: () => undefined };
+      const { decision, text } = nsoCore.explainCall("s", agent, "bash", { command: `git ${git}` }, facts, { directory: "/p", worktree: "/p" });
+      assert.match(text, /decision: (allow|block)/, `${agent} git ${git}`);
       assert.ok(decision.ruleId, `${agent} git ${git}`);
       cells++;
     }

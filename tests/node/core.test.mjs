@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-import { briefWith, countText } from "../../plugin/decision.js";
+import { DISK_FACTS } from "../../plugin/files.js";
 
 const require = createRequire(import.meta.url);
 const core = require("../../pkg/nso.js");
@@ -72,84 +72,66 @@ test("the shipped policy schema is the one compiled into the core", async () => 
   assert.equal(top.properties.authority.$ref, "policy.schema.json");
 });
 
-test("decideCall: a lasting plain allow is true, another plain allow undefined, a decision its brief", () => {
+/** Facts of a project at /p where every path is where it is written, and `present` exist. */
+const memory = (present = []) => ({
+  asked: [],
+  realPath(abs) {
+    this.asked.push(abs);
+    return [abs, present.includes(abs)];
+  },
+  read: () => undefined,
+});
+
+test("decideCall: nothing for a plain allow of a read, the files a write changes, a refusal's brief", () => {
   const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
   nso.setDirectories("/p", "/p");
-  const call = (session, agent, tool, args) => nso.decideCall(session, agent, tool, JSON.stringify(args), undefined);
-  // The same call is allowed in any session until the policy changes.
-  assert.equal(call("s1", "dev", "bash", { command: "npm test" }), true);
-  // An unrecorded caller may read, but its decisions name its session: never lasting.
-  assert.equal(call("s1", undefined, "grep", { pattern: "x" }), undefined);
-  // A refusal: what `decide` says of verdict, rule and message, without the operations.
-  for (const n of [1, 2]) {
-    const brief = JSON.parse(call("s2", "dev", "bash", { command: "git push origin main" }));
-    const full = JSON.parse(nso.decide(JSON.stringify({ sessionId: `full${n}`, agent: "dev", tool: "bash",
-      args: { command: "git push origin main" }, directory: "/p", worktree: "/p" })));
-    // The first refusal of a lasting call in its session carries the key of its repeats.
-    assert.deepEqual(Object.keys(brief), ["verdict", "ruleId", "message", ...(n === 1 ? ["again"] : [])]);
-    if (n === 1) assert.ok(Number.isSafeInteger(brief.again), `${brief.again}`);
-    assert.equal(brief.verdict, full.verdict);
-    assert.equal(brief.ruleId, full.ruleId);
-    // The second refusal in s2 says it repeats; `decide`'s sessions are new each time.
-    if (n === 1) assert.equal(brief.message, full.message);
-    else assert.match(brief.message, /^NSO blocked bash for @dev: .*already refused 1 time in this session/);
-    assert.ok(Array.isArray(full.operations) && full.operations.length === 1);
-  }
-  // What must be looked up first, lasting as a plain allow is (the same in any session), or not.
-  assert.deepEqual(JSON.parse(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" })),
-    { need: { resolve: ["/p/src/a.ts"], content: [], exists: [] }, lasting: true });
-  assert.deepEqual(Object.keys(JSON.parse(call("s1", undefined, "write", { filePath: "src/a.ts", content: "x" }))), ["need"]);
+  const facts = memory(["/p/src/a.ts"]);
+  const call = (session, agent, tool, args) => nso.decideCall(session, agent, tool, args, facts);
+  assert.equal(call("s1", "dev", "read", { filePath: "src/a.ts" }), undefined);
+  assert.deepEqual(call("s1", "dev", "write", { filePath: "src/a.ts", content: "x" }), { verdict: "allow", targets: [["src/a.ts", false]] });
+  assert.ok(facts.asked.includes("/p/src/a.ts"), "asked where the path leads");
+  const first = call("s2", "dev", "bash", { command: "git push origin main" });
+  assert.deepEqual(Object.keys(first), ["verdict", "ruleId", "message", "log"]);
+  assert.equal(first.verdict, "block");
+  assert.equal(first.ruleId, "kord.git.push");
+  assert.deepEqual(first.log, ["block bash @dev kord.git.push"]);
+  assert.match(call("s2", "dev", "bash", { command: "git push origin main" }).message, /already refused 1 time in this session/);
+  assert.doesNotMatch(call("s3", "dev", "bash", { command: "git push origin main" }).message, /already refused/);
 });
 
-test("the shim's copy of a remembered refusal keeps every field of the core's brief", () => {
+test("decideCall: a host whose facts fail refuses the call, naming the path and the reason", () => {
   const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
   nso.setDirectories("/p", "/p");
-  const briefs = [
-    ["dev", "bash", { command: "git push origin main" }, undefined],
-    ["dev", "bash", { command: "cd src && git push --force" }, undefined],
-    ["dev", "frobnicate", { x: 1 }, undefined],
-    ["qa", "write", { filePath: "src/a.ts", content: "x" }, { resolved: { "/p/src/a.ts": "/p/src/a.ts" }, contents: {}, exists: { "/p/src/a.ts": true } }],
-  ].map(([agent, tool, args, lookups]) => JSON.parse(nso.decideCall("s", agent, tool, JSON.stringify(args), lookups && JSON.stringify(lookups))));
-  for (const answer of briefs) {
-    const brief = { ...answer };
-    delete brief.again; // the shim keeps it apart
-    const copy = briefWith(brief, brief.message);
-    for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
-    assert.deepEqual(copy, brief);
-  }
-  assert.ok(briefs.some((b) => b.again !== undefined), "some of them are remembered refusals");
-  assert.ok(briefs.some((b) => b.unclassified && b.log?.length), "one has the flag and log lines");
+  const broken = { realPath: () => { throw new Error("EACCES: permission denied"); }, read: () => undefined };
+  const brief = nso.decideCall("s", "dev", "write", { filePath: "src/a.ts", content: "x" }, broken);
+  assert.equal(brief.verdict, "block");
+  assert.equal(brief.ruleId, "kord.lookup");
+  assert.match(brief.message, /\/p\/src\/a\.ts .*EACCES: permission denied.*fail closed/);
+  const odd = { realPath: () => "not a pair", read: () => undefined };
+  assert.equal(nso.decideCall("s", "dev", "write", { filePath: "src/a.ts", content: "x" }, odd).verdict, "block");
 });
 
-test("the shim writes a repeat count as String does", () => {
-  const samples = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 1010, 1100, 9999, 10000, 999999, 1000000, 1000001, 2 ** 31, 2 ** 53 - 1];
-  for (let i = 0; i < 2000; i++) samples.push(i, Math.floor(Math.random() * 1e9));
-  for (const n of samples) assert.equal(countText(n), String(n));
+test("decideCall: a text too large to check crosses as its size; a huge command is cut past the analyser's limit", () => {
+  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}, "limits": {"contentBytes": 1000}}');
+  nso.setDirectories("/p", "/p");
+  const notes = "docs/kord/notepads/a/l.md";
+  const facts = { realPath: (abs) => [abs, true], read: () => "# old\n" };
+  const brief = nso.decideCall("s", "dev", "write", { filePath: notes, content: "é".repeat(600) }, facts);
+  assert.match(brief.message, /1200 bytes, more than NSO reads/);
+  const huge = nso.decideCall("s", "plan", "bash", { command: `git push; echo ${"x".repeat(70_000)}` }, facts);
+  assert.match(huge.message, /too large to analyse/);
 });
 
-test("the repeat note's words, put together as the shim does, are the core's own note", () => {
-  const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
-  const [before, one, many] = JSON.parse(core.Nso.repeatNoteParts());
-  const request = JSON.stringify({ sessionId: "s", agent: "dev", tool: "bash", args: { command: "git push origin main" }, directory: "/p", worktree: "/p" });
-  const first = JSON.parse(nso.decide(request)).message;
-  for (let n = 2; n <= 4; n++) {
-    assert.equal(JSON.parse(nso.decide(request)).message, `${first}${before}${n - 1}${n === 2 ? one : many}`);
-  }
-});
-
-test("refusedAgain counts a remembered refusal as deciding it again would, also several told at once", () => {
+test("explainCall: the decision and its account, with the facts looked up", () => {
   const nso = new core.Nso(".opencode/nso.json", '{"authority": {"preset": "kord"}}');
   nso.setDirectories("/p", "/p");
-  const push = (session) => JSON.parse(nso.decideCall(session, "dev", "bash", JSON.stringify({ command: "git push origin main" }), undefined));
-  const { again } = push("s1");
-  assert.equal(nso.refusedAgain("s1", again, 1), 2);
-  assert.equal(nso.refusedAgain("s1", again, 3), 5, "three counted by the shim, told at once");
-  assert.equal(nso.refusedAgain("s2", again, 1), 1, "counted per session: the first in s2");
-  // The core counts the same: its next decision in s1 is the sixth refusal.
-  assert.match(push("s1").message, /already refused 5 times in this session/);
-  assert.equal(push("s2").again, undefined, "not the first in s2 any more: no key");
-  // Not lasting (an unrecorded agent's refusal names its session): no key.
-  const unknown = JSON.parse(nso.decideCall("s3", undefined, "bash", JSON.stringify({ command: "git push origin main" }), undefined));
-  assert.equal(unknown.verdict, "block");
-  assert.equal(unknown.again, undefined);
+  const { decision, text } = nso.explainCall("cli", "qa", "write", { filePath: "src/a.ts", content: "x" }, DISK_FACTS);
+  assert.equal(decision.verdict, "block");
+  assert.ok(Array.isArray(decision.operations) && decision.operations.length >= 1);
+  assert.match(text, /decision: block by kord\./);
+});
+
+test("isReadTool is the core's one list", () => {
+  for (const tool of ["read", "grep", "glob", "list", "ls", "task"]) assert.equal(core.isReadTool(tool), true, tool);
+  for (const tool of ["write", "edit", "bash", "apply_patch", "nso_status_set", "mystery"]) assert.equal(core.isReadTool(tool), false, tool);
 });

@@ -148,7 +148,7 @@ test("a policy that does not load refuses every commit (fail closed)", () => {
   r.git(["add", "src/a.ts"]);
   const refused = r.git(["commit", "-m", "x"], { NSO_AGENT: "dev" });
   assert.equal(refused.code, 1);
-  assert.match(refused.err, /^NSO refused this commit: NSO is not enforcing its rules: .*Until this is fixed, NSO refuses write-class tools \(fail closed\)\. Fix: /m);
+  assert.match(refused.err, /^NSO refused this commit: NSO is not enforcing its rules: .*Until this is fixed, NSO refuses write-class tools \(fail closed\); reads still work\. Fix: /m);
 });
 
 /** Starts `command` and waits until it is running; resolves to the child. */

@@ -8,19 +8,6 @@ import { flushAllLogs } from "../../plugin/logs.js";
 // writes in a machine-wide store (~/.conductor by default), which tests must not share.
 process.env.CONDUCTOR_HOME ??= fs.mkdtempSync(path.join(os.tmpdir(), "nso-conductor-"));
 
-/** How many times `object[name]` is called while `fn` runs. */
-export function callsOf(object, name, fn) {
-  const real = object[name];
-  let calls = 0;
-  object[name] = (...args) => (calls++, real(...args));
-  try {
-    fn();
-  } finally {
-    object[name] = real;
-  }
-  return calls;
-}
-
 /** Creates a temporary project with `files` ({relative path: text}); returns its real path. */
 export function makeProject(files = {}) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-test-")));

@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionRegistry, delegationChain } from "../../plugin/sessions.js";
 import { latestUserAgent, messageText, realAgent } from "../../plugin/hosts/opencode.js";
-import { askCore, blockError, decisionLogLines, notEnforcingText } from "../../plugin/decision.js";
+import { blockError, logDecision, notEnforcingText } from "../../plugin/decision.js";
 import { messageSource, routeNote } from "../../plugin/routing.js";
 import { citedTaskId } from "../../plugin/delegations.js";
 import { listHookScripts, runHookScript } from "../../plugin/project-hooks.js";
@@ -82,9 +82,16 @@ test("OpenCode identity: pseudo-agents, message text, the latest user agent", ()
 });
 
 test("decision helpers: log lines, the not-enforcing text, the refusal error", () => {
-  const lines = decisionLogLines({ verdict: "soft", ruleId: "kord.x", notices: ["a", "b"], log: ["extra"] }, "bash", undefined, "T");
-  assert.deepEqual(lines, ["T soft bash @? kord.x reminder: a | b", "T extra"]);
-  assert.match(notEnforcingText({ message: "bad.", fix: "fix it." }), /^NSO is not enforcing its rules: bad\. .*fail closed\)\. Fix: fix it\.$/);
+  const written = [];
+  const logs = { decision: (lines) => written.push(lines()), audit: (record) => written.push(record) };
+  logDecision(logs, { verdict: "soft", ruleId: "kord.x", log: ["soft bash @? kord.x reminder: a | b", "extra"] });
+  assert.match(written[0], /^\d{4}-\d\d-\d\dT\S+Z soft bash @\? kord\.x reminder: a \| b\n\S+Z extra$/);
+  logDecision(logs, { verdict: "allow", targets: [["a", false]] });
+  assert.equal(written.length, 1, "a plain allow logs nothing");
+  logDecision(logs, { verdict: "audit", ruleId: "r", log: ["audit x"], audit: { session: "s", agent: "a", tool: "t", rule: "r", target: null, message: "m" } });
+  assert.deepEqual(Object.keys(written[2]), ["t", "session", "agent", "tool", "rule", "target", "message"]);
+  assert.match(notEnforcingText({ message: "bad.", fix: "fix it." }), /^NSO is not enforcing its rules: bad\. .*fail closed\); reads still work\. Fix: fix it\.$/);
+  assert.match(notEnforcingText({ code: "wasm_load", message: "gone.", fix: "reinstall." }), /refuses every tool/);
   const limit = Error.stackTraceLimit;
   const refusal = blockError("NSO blocked bash for @dev: no.\nSecond line.");
   assert.ok(refusal instanceof Error);
@@ -96,17 +103,6 @@ test("decision helpers: log lines, the not-enforcing text, the refusal error", (
   assert.doesNotMatch(refusal.stack ?? "", /\n\s+at /);
   assert.equal(Error.stackTraceLimit, limit);
   assert.match(new Error("x").stack, /\n\s+at /);
-});
-
-test("askCore: a remembered answer is one call's, as its agent: an agent named \"\" is not an unrecorded caller", () => {
-  const asked = [];
-  const engine = { decideCall: (session, agent) => (asked.push(agent), true) };
-  const lasting = new Map();
-  const ask = (agent, tool = "bash") => askCore(engine, { sessionId: "s", agent, tool, args: { command: "npm test" }, directory: "/p", worktree: "/p" }, "/p", "/p", lasting);
-  for (const agent of ["", undefined, "", null, "dev"]) assert.equal(ask(agent), undefined);
-  assert.deepEqual(asked, ["", undefined, "dev"], "remembered per agent; null and undefined are both no agent");
-  ask("dev", "bash2");
-  assert.equal(asked.length, 4, "another tool is another call");
 });
 
 test("routing helpers: who wrote a message, and the note for the agent", () => {

@@ -13,7 +13,7 @@ use super::message::{self, Action};
 use super::operation::op_action;
 use super::paths::{Location, Roots};
 use super::policy::{Policy, DEFAULT_NAMES};
-use super::repeats::{call_hash, repeat_key_of, repeat_note, Repeats};
+use super::repeats::{call_hash, repeat_note, Repeats};
 use super::request::{
     verdict_word, CheckedOp, Decision, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery,
     Verdict,
@@ -39,23 +39,6 @@ pub struct Engine {
     /// Whether the status oracle was asked since the flag was last cleared: such a
     /// decision is not the policy's alone, so it is not remembered.
     oracle_asked: std::cell::Cell<bool>,
-    /// Whether a check read the text a call writes (content, sacred and status checks) since
-    /// the flag was last cleared: such a decision holds for that text only.
-    pub(super) text_read: std::cell::Cell<bool>,
-}
-
-/// How far an answer of [`Engine::answer_lasting`] holds beyond the call it was made for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lasting {
-    /// Not beyond it (see [`Engine::answer`]).
-    No,
-    /// For the same call in any session, until the policy changes.
-    Yes,
-    /// As [`Lasting::Yes`], and also for the same call with other texts (`content` of a
-    /// `write`; `oldString` and `newString` of an `edit`, an empty `oldString` staying empty
-    /// and a non-empty one non-empty): a plain allow of a `write` or `edit` decided without
-    /// reading what it writes (no content, sacred or status check applied).
-    AnyText,
 }
 
 /// Why an operation got its verdict.
@@ -146,7 +129,6 @@ impl Engine {
             memo: Memo::default(),
             who_may_kept: WhoMay::default(),
             oracle_asked: std::cell::Cell::new(false),
-            text_read: std::cell::Cell::new(false),
         }
     }
 
@@ -229,65 +211,35 @@ impl Engine {
     }
 
     /// [`Engine::decide_or_lookups`], with `None` for a plain allow (every operation allowed,
-    /// no reminder, no log line: the shim has nothing to do), decided without building any
+    /// no reminder, no log line: the host has nothing to do), decided without building any
     /// explanation. A decision that is not plain is the same as [`Engine::decide`]'s. A call
-    /// decided recently is answered from memory (the engine's memo); its repeats are counted anew.
-    pub fn decide_unless_plain(&mut self, req: &Request) -> Result<Option<Decision>, Lookups> {
-        self.answer(req).0
-    }
-
-    /// [`Engine::decide_unless_plain`], and whether its answer is lasting: the same call
-    /// (agent, tool, arguments, directories and lookups, in any session) gets the same answer
-    /// until the policy or the status machines change, so a shim may remember a lasting plain
-    /// allow. Not lasting: what the memo does not remember (calls with file contents, by an
-    /// unrecorded agent, `via` an NSO tool, with large arguments) and decisions that asked
-    /// the status machines.
-    pub fn answer(&mut self, req: &Request) -> (Result<Option<Decision>, Lookups>, bool) {
-        let (answer, lasting) = self.answer_lasting(req);
-        (answer, lasting != Lasting::No)
-    }
-
-    /// [`Engine::answer`], with how far a lasting answer holds (see [`Lasting`]): a shim may
-    /// remember a [`Lasting::AnyText`] plain allow for the call with any text of its shape.
-    pub fn answer_lasting(
-        &mut self,
-        req: &Request,
-    ) -> (Result<Option<Decision>, Lookups>, Lasting) {
+    /// decided recently is answered from memory (the engine's memo, keyed on everything the
+    /// decision depends on); its repeats are counted anew.
+    pub fn answer(&mut self, req: &Request) -> Result<Option<Decision>, Lookups> {
         let (remembered, call) = self.memo.recall(req);
-        let (answer, lasting) = match remembered {
-            Some(answer) => (answer, Lasting::Yes),
+        let answer = match remembered {
+            Some(answer) => answer,
             None => {
                 self.oracle_asked.set(false);
-                self.text_read.set(false);
                 let answer = self.decide_uncounted(req);
-                let plain = matches!(answer, Ok(None));
-                let lasting = if call.is_none() || self.oracle_asked.get() {
-                    Lasting::No
-                } else if plain
-                    && !self.text_read.get()
-                    && matches!(req.tool.as_str(), "write" | "edit")
+                // A plain allow is cheap to decide again: only decisions and lookups are
+                // kept, and never one that asked the status machines (not the policy's alone).
+                if let (Some(call), false, false) =
+                    (call, matches!(answer, Ok(None)), self.oracle_asked.get())
                 {
-                    Lasting::AnyText
-                } else {
-                    Lasting::Yes
-                };
-                // A plain allow is cheap to decide again, and the shim remembers the lasting
-                // ones itself: only decisions and lookups are kept.
-                if let (Some(call), Lasting::Yes, false) = (call, lasting, plain) {
                     self.memo.keep(call, req, &answer);
                 }
-                (answer, lasting)
+                answer
             }
         };
         // The fast path leaves some plain allows to the full decision (a status check).
-        let answer = answer.map(|d| {
+        answer.map(|d| {
             d.map(|d| self.count_repeats(req, d, call))
                 .filter(|d| !d.is_plain())
-        });
-        (answer, lasting)
+        })
     }
 
-    /// [`Engine::decide_unless_plain`] before repeats are counted, never from memory.
+    /// [`Engine::answer`] before repeats are counted, never from memory.
     fn decide_uncounted(&self, req: &Request) -> Result<Option<Decision>, Lookups> {
         self.with_lookups_answered(req, |class, ctxs| {
             (!self.plain_allow(req, class, ctxs))
@@ -312,7 +264,7 @@ impl Engine {
         Ok(decide(&class, &ctxs))
     }
 
-    /// Whether [`Engine::decide_unless_plain`] takes the call for a plain allow, with what the
+    /// Whether [`Engine::answer`] takes the call for a plain allow, with what the
     /// request carries (for tests: it must agree with the full decision).
     pub fn is_plain_allow(&self, req: &Request) -> bool {
         let class = self.classify(req);
@@ -343,23 +295,13 @@ impl Engine {
         }
         if d.verdict == Verdict::Block {
             let call = call.unwrap_or_else(|| call_hash(req));
-            let n = self.repeats.bump(&req.session_id, repeat_key_of(call), 1);
+            let n = self.repeats.bump(&req.session_id, call);
             d.repeats = n - 1;
             if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n)) {
                 m.push_str(&note);
             }
         }
         d
-    }
-
-    /// Counts `times` more refusals of a call in `session`, as deciding it again would, for
-    /// a shim that remembers a lasting refusal (see [`Engine::answer`]) instead of asking
-    /// again: `key` is the call's [`repeat_key`](super::repeat_key). How many refusals of it
-    /// the session has had, these included; the last one's message gets [`repeat_note`] of
-    /// that. A shim may count repeats itself and tell them here later, in one call, before
-    /// the core decides the call again.
-    pub fn refused_again(&mut self, session: &str, key: u64, times: u32) -> u32 {
-        self.repeats.bump(session, key, times)
     }
 
     /// Forgets a session's repeat counters (call on session end).

@@ -24,7 +24,6 @@ impl Engine {
         trace: &mut Trace,
     ) -> OpOutcome {
         let mut tick = || -> Result<(), String> {
-            self.text_read.set(true);
             if let Change::Oversized(_) = op.change {
                 return Err(oversized_note(&op.change));
             }
@@ -106,7 +105,6 @@ impl Engine {
         op: &ToolOp,
         rel: &str,
     ) -> Result<Option<(String, String)>, (String, bool, String)> {
-        self.text_read.set(true);
         let fail = |why: String| (String::new(), true, why);
         if let Change::Oversized(_) = op.change {
             return Err(fail(oversized_note(&op.change)));
@@ -177,7 +175,6 @@ impl Engine {
         slot: usize,
         roots: &Roots,
     ) -> Result<(), String> {
-        self.text_read.set(true);
         if slot == SLOT_DELETE {
             return Err("deleting it would lose what it records".to_string());
         }

@@ -2,7 +2,7 @@
 //! (`npm test`, `git status`, a refused push retried), and a decision depends on nothing but
 //! the policy and the request, so a repeated call is answered from memory (and so is what
 //! the shim must look up before a call can be decided). Its repeat count,
-//! which does depend on the session, is counted afresh every time ([`Engine::decide_unless_plain`]).
+//! which does depend on the session, is counted afresh every time ([`Engine::answer`]).
 //!
 //! A call is remembered the second time it is decided: most calls an agent makes once (a
 //! new compound command, a write of new content) pay only for a hash, not for a copy. Plain
@@ -16,7 +16,7 @@
 //! tool, calls whose agent is not recorded (their message names the session), and every
 //! decision that asked the status machines (their answer is not the policy's alone).
 //!
-//! [`Engine::decide_unless_plain`]: super::Engine::decide_unless_plain
+//! [`Engine::answer`]: super::Engine::answer
 //! [`Engine::answer`]: super::Engine::answer
 
 use super::fast_map::FastMap;

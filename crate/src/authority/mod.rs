@@ -58,11 +58,14 @@
 //! by its id instead — with a narrower replacement, or `{"id": "...", "disabled": true}`.
 //! Read-only git (status, log, diff, fetch, …) is always allowed.
 
+mod bounds;
 mod brief;
+mod call;
 mod config;
 mod content;
 mod engine;
 mod evaluate;
+mod facts;
 mod fast_map;
 mod glob;
 mod lookups;
@@ -78,14 +81,17 @@ mod request;
 mod tools;
 mod who_may;
 
+pub use bounds::{bound_args, limit_of, oversized_marker, text_args, Limit, MAX_COMMAND_BYTES};
 pub use brief::Brief;
+pub use call::{call_target, AuditRecord, Call, CallAnswer, Explained, MAX_LOOKUP_ROUNDS};
 pub use config::{
     codes, parse_raw, parse_raw_value, ConfigError, ConfigErrors, Effect, RawAgent, RawAppendOnly,
     RawDefaults, RawOp, RawOutside, RawPolicy, RawRule, RawSacred, RawTool, ToolClass,
     GIT_OP_NAMES,
 };
 pub use content::{keeps_prefix, new_content, only_ticks, Change, EditSpec};
-pub use engine::{Engine, Lasting};
+pub use engine::Engine;
+pub use facts::{Facts, FileText};
 pub use fast_map::FastMap;
 pub use glob::{Glob, GlobError};
 pub use patch::{
@@ -97,13 +103,13 @@ pub use policy::{
     git_op_name, literal_glob, preset_json, Agent, AppendOnly, Policy, Rule, Sacred, ToolSpec,
     PRESETS,
 };
-pub use repeats::{call_hash, repeat_key, repeat_note, REPEAT_NOTE_PARTS};
+pub use repeats::{call_hash, repeat_note};
 pub use request::{
     CheckedOp, Decision, Lookups, Request, StatusAnswer, StatusOracle, StatusQuery, Verdict,
 };
 pub use tools::{
-    classify, classify_with, Classification, OpKind, StepInfo, Target, ToolKind, ToolOp, NSO_TOOLS,
-    READ_TOOLS,
+    classify, classify_with, is_read_tool, Classification, OpKind, StepInfo, Target, ToolKind,
+    ToolOp, NSO_TOOLS, READ_TOOLS,
 };
 
 /// The JSON Schema (draft 2020-12) of the policy keys of `.opencode/nso.json`.

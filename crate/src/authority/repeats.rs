@@ -1,6 +1,6 @@
 //! Refusals counted per session: the second refusal of the same call in a session tells the
 //! agent to stop retrying. "The same call" is [`call_hash`]: agent, tool, `via` and the
-//! arguments' canonical form; its counters go by [`repeat_key`].
+//! arguments' canonical form.
 
 use std::collections::VecDeque;
 
@@ -14,7 +14,7 @@ const MAX_SESSIONS: usize = 256;
 /// Maximum distinct blocked calls remembered per session.
 const MAX_BLOCKED_PER_SESSION: usize = 1024;
 
-/// Per-session counts of refused calls, by [`repeat_key`].
+/// Per-session counts of refused calls, by [`call_hash`].
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Repeats {
     sessions: FastMap<String, FastMap<u64, u32>>,
@@ -22,9 +22,9 @@ pub(crate) struct Repeats {
 }
 
 impl Repeats {
-    /// Counts `times` more refusals of the call `key` in `session`; how many there were so
-    /// far, these included.
-    pub(crate) fn bump(&mut self, session: &str, key: u64, times: u32) -> u32 {
+    /// Counts one more refusal of the call `key` (its [`call_hash`]) in `session`; how many
+    /// there were so far, this one included.
+    pub(crate) fn bump(&mut self, session: &str, key: u64) -> u32 {
         if !self.sessions.contains_key(session) {
             if self.order.len() >= MAX_SESSIONS {
                 if let Some(old) = self.order.pop_front() {
@@ -42,7 +42,7 @@ impl Repeats {
             map.clear();
         }
         let n = map.entry(key).or_insert(0);
-        *n = n.saturating_add(times);
+        *n = n.saturating_add(1);
         *n
     }
 
@@ -53,32 +53,16 @@ impl Repeats {
     }
 }
 
-/// The words of [`repeat_note`], around the number of earlier refusals: before it, then
-/// after it when it is one, else after it. A shim that counts remembered refusals itself
-/// (see [`Engine::refused_again`](super::Engine::refused_again)) puts its note together
-/// from these, so the wording stays here.
-pub const REPEAT_NOTE_PARTS: [&str; 3] = [
-    " This exact call was already refused ",
-    " time in this session: stop retrying, and report the block to your caller.",
-    " times in this session: stop retrying, and report the block to your caller.",
-];
-
 /// What a refusal's message gets when it is the `n`th of the same call in a session (its
 /// first message, then this): nothing the first time.
 pub fn repeat_note(n: u32) -> Option<String> {
-    let [before, one, many] = REPEAT_NOTE_PARTS;
-    (n >= 2).then(|| format!("{before}{}{}", n - 1, if n == 2 { one } else { many }))
-}
-
-/// The key of a call's repeat counters: the top 53 bits of its [`call_hash`], so that a shim
-/// can hold it as a JavaScript number (see [`crate::authority::Brief::again`]).
-pub fn repeat_key(req: &Request) -> u64 {
-    repeat_key_of(call_hash(req))
-}
-
-/// [`repeat_key`] from the call's [`call_hash`], when it is known already.
-pub(crate) fn repeat_key_of(call_hash: u64) -> u64 {
-    call_hash >> 11
+    (n >= 2).then(|| {
+        let times = if n == 2 { "time" } else { "times" };
+        format!(
+            " This exact call was already refused {} {times} in this session: stop retrying, and report the block to your caller.",
+            n - 1
+        )
+    })
 }
 
 /// A hash of agent, tool and canonical args: identifies "the same call" for repeats and for
@@ -129,60 +113,28 @@ fn feed_value(feed: &mut impl FnMut(&[u8]), value: &Value) {
 mod tests {
     use super::*;
 
-    impl Repeats {
-        fn bump1(&mut self, session: &str, key: u64) -> u32 {
-            self.bump(session, key, 1)
-        }
-    }
-
     #[test]
     fn counts_per_session_and_call_and_forgets_a_session() {
         let mut r = Repeats::default();
-        assert_eq!(r.bump1("a", 1), 1);
-        assert_eq!(r.bump1("a", 1), 2);
-        assert_eq!(r.bump1("a", 2), 1);
-        assert_eq!(r.bump1("b", 1), 1);
+        assert_eq!(r.bump("a", 1), 1);
+        assert_eq!(r.bump("a", 1), 2);
+        assert_eq!(r.bump("a", 2), 1);
+        assert_eq!(r.bump("b", 1), 1);
         r.forget("a");
-        assert_eq!(r.bump1("a", 1), 1);
-        assert_eq!(r.bump1("b", 1), 2);
-    }
-
-    #[test]
-    fn repeats_told_later_add_up() {
-        let mut r = Repeats::default();
-        assert_eq!(r.bump("a", 1, 1), 1);
-        assert_eq!(
-            r.bump("a", 1, 3),
-            4,
-            "three counted elsewhere, told at once"
-        );
-        assert_eq!(r.bump1("a", 1), 5);
-        assert_eq!(r.bump("b", 1, 2), 2);
+        assert_eq!(r.bump("a", 1), 1);
+        assert_eq!(r.bump("b", 1), 2);
     }
 
     #[test]
     fn the_oldest_session_is_forgotten_first() {
         let mut r = Repeats::default();
         for s in 0..MAX_SESSIONS {
-            r.bump1(&format!("s{s}"), 7);
+            r.bump(&format!("s{s}"), 7);
         }
-        r.bump1("s0", 7); // still kept: counted twice now
-        r.bump1("new", 7); // one too many: s0, the oldest, goes
-        assert_eq!(r.bump1("s0", 7), 1);
-        assert_eq!(r.bump1("s1", 7), 1, "s1 went when s0 came back");
-    }
-
-    #[test]
-    fn a_repeat_key_is_exact_as_a_javascript_number() {
-        for command in ["git push", "rm -rf /", "", "npm test"] {
-            let req = Request {
-                tool: "bash".into(),
-                args: serde_json::json!({ "command": command }),
-                ..Request::default()
-            };
-            assert!(repeat_key(&req) < 1 << 53);
-            assert_eq!(repeat_key(&req), call_hash(&req) >> 11);
-        }
+        r.bump("s0", 7); // still kept: counted twice now
+        r.bump("new", 7); // one too many: s0, the oldest, goes
+        assert_eq!(r.bump("s0", 7), 1);
+        assert_eq!(r.bump("s1", 7), 1, "s1 went when s0 came back");
     }
 
     #[test]

@@ -130,6 +130,12 @@ pub const READ_TOOLS: &[&str] = &[
     "invalid",
 ];
 
+/// Whether `tool` only reads. Every other tool is write-class: refused while NSO cannot
+/// enforce its rules, and claimed by the Conductor when it runs.
+pub fn is_read_tool(tool: &str) -> bool {
+    READ_TOOLS.contains(&tool)
+}
+
 /// NSO's own tools. Each checks its writes itself, through this engine (authority and
 /// status machines) before writing, so the call as such passes like a read.
 pub const NSO_TOOLS: &[&str] = &[

@@ -31,10 +31,23 @@ pub fn trap_for_test() {
 pub struct Nso {
     config: config::Config,
     engine: authority::Engine,
-    /// The request of every [`Nso::decide_call`], kept between calls: its `directory` and
-    /// `worktree` are fixed per project, so they cross once ([`Nso::set_directories`]), and a
-    /// call refills its other strings (no allocation for what fits).
-    call: authority::Request,
+    /// Where relative paths start and the project root, for calls that do not name theirs
+    /// (see [`Nso::set_directories`]).
+    directory: String,
+    worktree: String,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The host's answers about the file system (`authority::Facts`): `realPath(abs)` gives
+    /// `[real path, exists]`; `read(abs, maxBytes)` gives the file's text, `undefined` when
+    /// there is no such file, or its size (a number) when it is larger than `maxBytes`. A
+    /// throw is a fact that could not be found out: the call is refused.
+    pub type HostFacts;
+    #[wasm_bindgen(method, catch, js_name = realPath)]
+    fn real_path(this: &HostFacts, abs: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn read(this: &HostFacts, abs: &str, max_bytes: f64) -> Result<JsValue, JsValue>;
 }
 
 fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
@@ -63,15 +76,6 @@ fn policy_error(file: &str, errors: &authority::ConfigErrors) -> JsValue {
 
 #[wasm_bindgen]
 impl Nso {
-    /// The project files a tool call (request JSON as for `decide`) would change, as JSON
-    /// `[[relative path, below]]`: what the Conductor claims before the call.
-    #[wasm_bindgen(js_name = writeTargets)]
-    pub fn write_targets(&self, request_json: &str) -> Result<String, JsValue> {
-        let req: authority::Request = serde_json::from_str(request_json)
-            .map_err(|e| js_error("bad_input", &format!("request: {e}")))?;
-        json(&self.engine.write_targets(&req))
-    }
-
     /// The names whose status moves `agent` may make (its own, then those it is `like`), as
     /// the status sync's role gate needs them; `[]` for an unknown agent.
     #[wasm_bindgen(js_name = movesAs)]
@@ -91,7 +95,8 @@ impl Nso {
         Ok(Nso {
             config,
             engine,
-            call: authority::Request::default(),
+            directory: String::new(),
+            worktree: String::new(),
         })
     }
 
@@ -135,81 +140,56 @@ impl Nso {
         session::alive_line(session_id, now_iso)
     }
 
-    /// Decides on a tool call given as JSON (`{sessionId, agent, tool, args, directory,
-    /// worktree, resolved, contents, exists}`). Returns `undefined` for a plain allow (the
-    /// hot path converts nothing); `{"need": {resolve, content, exists}}` as JSON when the
-    /// shim must look things up and call again; else the decision as JSON.
-    #[wasm_bindgen(js_name = decide)]
-    pub fn decide(&mut self, request_json: &str) -> Result<Option<String>, JsValue> {
-        self.decide_request(&parse_request(request_json)?)
-    }
-
-    /// Sets the `directory` and `worktree` of the calls decided by [`Nso::decide_call`].
+    /// Sets the `directory` and `worktree` of calls that do not name theirs.
     #[wasm_bindgen(js_name = setDirectories)]
     pub fn set_directories(&mut self, directory: String, worktree: String) {
-        self.call.directory = directory;
-        self.call.worktree = worktree;
+        self.directory = directory;
+        self.worktree = worktree;
     }
 
-    /// [`Nso::decide`] on a call given in parts, so a plain allow crosses only its own
-    /// arguments: the tool's arguments as JSON, and the lookups answered so far
-    /// (`{resolved, contents, oversized, exists}` as JSON; `undefined` when there are none);
-    /// the directories are those of [`Nso::set_directories`]. The answers of `decide`, but a
-    /// decision comes as its brief (`{verdict, ruleId, message?, notices?, log?,
-    /// unclassified?}`): what a hook acts on, without the operations; and a plain allow that
-    /// lasts (the same call, in any session, is allowed until the policy changes: see
-    /// `Engine::answer`) as `true`, so the shim may remember it for this instance (the same
-    /// for what must be looked up: `lasting` in its answer).
+    /// Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
+    /// arguments as the host holds them (a text too large to check never crosses whole),
+    /// `facts` answers what the decision needs to know of the file system, `options`
+    /// (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+    /// changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
+    /// notices?, log?, targets?, audit?}`.
     #[wasm_bindgen(js_name = decideCall)]
     pub fn decide_call(
         &mut self,
         session_id: &str,
         agent: Option<String>,
         tool: &str,
-        args_json: &str,
-        lookups_json: Option<String>,
+        args: &JsValue,
+        facts: &HostFacts,
+        options: Option<js_sys::Object>,
     ) -> Result<JsValue, JsValue> {
-        let args = serde_json::from_str(args_json)
-            .map_err(|e| js_error("bad_input", &format!("tool arguments: {e}")))?;
-        // The lookups have the request's own field names: parsed as a request, its four maps
-        // taken.
-        let lookups = lookups_json.map(|text| parse_request(&text)).transpose()?;
-        let mut request = std::mem::take(&mut self.call);
-        request.args = args;
-        refill(&mut request.session_id, session_id);
-        request.agent = agent;
-        refill(&mut request.tool, tool);
-        if let Some(l) = lookups {
-            (request.resolved, request.contents) = (l.resolved, l.contents);
-            (request.oversized, request.exists) = (l.oversized, l.exists);
+        let call = self.call(session_id, agent, tool, args, options.as_ref())?;
+        let (name, agent) = (call.log_name(), call.agent.clone());
+        let bytes = self.config.limits.content_bytes;
+        let answer = self.engine.decide_call(call, bytes, &mut JsFacts(facts));
+        match answer.brief(&name, agent.as_deref()) {
+            None => Ok(JsValue::UNDEFINED),
+            Some(brief) => to_js(&brief),
         }
-        let answer = self.decide_brief(&request);
-        // Kept for the next call without what was this call's own (empty maps allocate
-        // nothing); the agent and the strings are replaced by the next call.
-        request.args = serde_json::Value::Null;
-        (request.resolved, request.contents) = Default::default();
-        (request.oversized, request.exists) = Default::default();
-        self.call = request;
-        answer
     }
 
-    /// What the shim must look up for this call before deciding (`{resolve, content,
-    /// exists}` as JSON), without deciding or counting anything.
-    #[wasm_bindgen(js_name = lookups)]
-    pub fn lookups(&self, request_json: &str) -> Result<String, JsValue> {
-        json(&self.engine.lookups(&parse_request(request_json)?))
-    }
-
-    /// The decision on a call without counting it (for `nso explain --json`), as JSON.
-    #[wasm_bindgen(js_name = evaluate)]
-    pub fn evaluate(&self, request_json: &str) -> Result<String, JsValue> {
-        json(&self.engine.evaluate(&parse_request(request_json)?))
-    }
-
-    /// A human-readable account of how a call is decided (for `nso explain`).
-    #[wasm_bindgen(js_name = explain)]
-    pub fn explain(&self, request_json: &str) -> Result<String, JsValue> {
-        Ok(self.engine.explain(&parse_request(request_json)?))
+    /// How a call is decided, for `nso explain`: `{decision, text}`, the decision as
+    /// `authority::Decision` (repeats not counted) and a human-readable account, with the
+    /// facts looked up as for [`Nso::decide_call`].
+    #[wasm_bindgen(js_name = explainCall)]
+    pub fn explain_call(
+        &mut self,
+        session_id: &str,
+        agent: Option<String>,
+        tool: &str,
+        args: &JsValue,
+        facts: &HostFacts,
+        options: Option<js_sys::Object>,
+    ) -> Result<JsValue, JsValue> {
+        let call = self.call(session_id, agent, tool, args, options.as_ref())?;
+        let bytes = self.config.limits.content_bytes;
+        let explained = self.engine.explain_call(call, bytes, &mut JsFacts(facts));
+        to_js(&serde_json::json!({ "decision": explained.decision, "text": explained.text }))
     }
 
     /// Sets the function that checks status changes: it takes a `StatusQuery` as JSON
@@ -223,26 +203,6 @@ impl Nso {
             .set_status_oracle(std::rc::Rc::new(JsStatusChecker(checker)));
     }
 
-    /// Counts `times` more refusals, in `session`, of a call the shim remembers as refused:
-    /// `key` is the `again` of its first brief (see `authority::Brief::again`). How many
-    /// refusals of it the session has had, these included; the last one's message gets the
-    /// repeat note of that count (see [`Nso::repeat_note_parts`]). The shim may count the
-    /// repeats itself and tell them here in one call before it lets the core decide the call
-    /// again (as when it forgets the refusal).
-    #[wasm_bindgen(js_name = refusedAgain)]
-    pub fn refused_again(&mut self, session_id: &str, key: f64, times: u32) -> u32 {
-        // A key is an integer below 2^53 (exact as f64); anything else counts apart.
-        self.engine.refused_again(session_id, key as u64, times)
-    }
-
-    /// The repeat note's words (`authority::REPEAT_NOTE_PARTS`, as JSON): before the number
-    /// of earlier refusals, after it when it is one, after it otherwise. The note of the
-    /// `n`th refusal (n of 2 or more) is `before + (n - 1) + (n === 2 ? one : many)`.
-    #[wasm_bindgen(js_name = repeatNoteParts)]
-    pub fn repeat_note_parts() -> String {
-        serde_json::to_string(&authority::REPEAT_NOTE_PARTS).unwrap_or_default()
-    }
-
     /// Forgets a session's repeat counters.
     #[wasm_bindgen(js_name = forgetSession)]
     pub fn forget_session(&mut self, session_id: &str) {
@@ -251,68 +211,119 @@ impl Nso {
 }
 
 impl Nso {
-    /// `decide`'s answer: nothing for a plain allow, else the decision or the lookups.
-    fn decide_request(&mut self, request: &authority::Request) -> Result<Option<String>, JsValue> {
-        match self.engine.decide_unless_plain(request) {
-            Ok(None) => Ok(None),
-            Ok(Some(decision)) => json(&decision).map(Some),
-            Err(need) => json(&Need {
-                need: &need,
-                lasting: false,
-            })
-            .map(Some),
+    /// A call in the engine's form: `args` read from the host's value with the core's bounds,
+    /// so a huge text is never copied whole.
+    fn call(
+        &self,
+        session_id: &str,
+        agent: Option<String>,
+        tool: &str,
+        args: &JsValue,
+        options: Option<&js_sys::Object>,
+    ) -> Result<authority::Call, JsValue> {
+        let text = |key: &str| -> Option<String> {
+            options.and_then(|o| js_sys::Reflect::get(o, &key.into()).ok()?.as_string())
+        };
+        Ok(authority::Call {
+            session_id: session_id.to_string(),
+            agent,
+            tool: tool.to_string(),
+            args: args_from_js(tool, args, self.config.limits.content_bytes)?,
+            via: text("via"),
+            directory: text("directory").unwrap_or_else(|| self.directory.clone()),
+            worktree: text("worktree").unwrap_or_else(|| self.worktree.clone()),
+            origin: text("origin"),
+        })
+    }
+}
+
+/// A call's arguments as the engine reads them: each top-level string the core bounds
+/// (`authority::limit_of`) is measured before it is copied, and one over its bound is cut
+/// (the bash command) or replaced by the oversized marker (a text) without crossing whole;
+/// the rest crosses as JSON. JS strings are measured in UTF-16 units: a text of `n` units has
+/// at least `n` bytes, so one of more units than its bound is over it.
+fn args_from_js(
+    tool: &str,
+    args: &JsValue,
+    content_bytes: u64,
+) -> Result<serde_json::Value, JsValue> {
+    use authority::Limit;
+    let whole = |value: &JsValue| -> Result<serde_json::Value, JsValue> {
+        if value.is_undefined() {
+            return Ok(serde_json::Value::Null);
+        }
+        let text = js_sys::JSON::stringify(value)
+            .map_err(|e| js_error("bad_input", &format!("tool arguments: {}", thrown(e))))?;
+        serde_json::from_str(&String::from(text))
+            .map_err(|e| js_error("bad_input", &format!("tool arguments: {e}")))
+    };
+    let Some(object) = args
+        .dyn_ref::<js_sys::Object>()
+        .filter(|_| !js_sys::Array::is_array(args))
+    else {
+        return whole(args);
+    };
+    let mut out = serde_json::Map::new();
+    for key in js_sys::Object::keys(object).iter() {
+        let Some(name) = key.as_string() else {
+            continue;
+        };
+        let value = js_sys::Reflect::get(object, &key)?;
+        let limit = authority::limit_of(tool, &name, content_bytes);
+        let converted = match (value.dyn_ref::<js_sys::JsString>(), limit) {
+            (Some(s), Some(Limit::Prefix(bytes))) if s.length() as usize > bytes + 1 => {
+                serde_json::Value::String(String::from(s.slice(0, bytes as u32 + 2)))
+            }
+            (Some(s), Some(Limit::Whole(max))) if u64::from(s.length()) > max => {
+                authority::oversized_marker(u64::from(s.length()))
+            }
+            (Some(s), _) => serde_json::Value::String(String::from(s)),
+            (None, _) if value.is_undefined() => continue,
+            (None, _) => whole(&value)?,
+        };
+        out.insert(name, converted);
+    }
+    Ok(authority::bound_args(
+        tool,
+        serde_json::Value::Object(out),
+        content_bytes,
+    ))
+}
+
+/// The host's [`HostFacts`] as the engine asks them.
+struct JsFacts<'a>(&'a HostFacts);
+
+/// What a JS throw says.
+fn thrown(e: JsValue) -> String {
+    js_sys::Reflect::get(&e, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "the host's lookup failed".to_string())
+}
+
+impl authority::Facts for JsFacts<'_> {
+    fn real_path(&mut self, abs: &str) -> Result<(String, bool), String> {
+        let answer = self.0.real_path(abs).map_err(thrown)?;
+        let pair = answer.dyn_ref::<js_sys::Array>();
+        match pair.map(|p| (p.get(0).as_string(), p.get(1).as_bool())) {
+            Some((Some(real), Some(exists))) => Ok((real, exists)),
+            _ => Err("the host did not answer [real path, exists]".to_string()),
         }
     }
 
-    /// `decideCall`'s answer: as [`Nso::decide_request`], but a decision crosses as its
-    /// [`authority::Brief`], the part a hook acts on, a lasting plain allow (see
-    /// [`authority::Engine::answer`]) as `true`, and one that holds for any text of the
-    /// call's shape ([`authority::Lasting::AnyText`]) as `2`.
-    fn decide_brief(&mut self, request: &authority::Request) -> Result<JsValue, JsValue> {
-        use authority::Lasting;
-        let (answer, lasting) = self.engine.answer_lasting(request);
-        let text = match answer {
-            Ok(None) => {
-                return Ok(match lasting {
-                    Lasting::AnyText => JsValue::from_f64(2.0),
-                    Lasting::Yes => JsValue::TRUE,
-                    Lasting::No => JsValue::UNDEFINED,
-                })
-            }
-            Ok(Some(decision)) => {
-                let mut brief = decision.brief();
-                if lasting != Lasting::No
-                    && decision.verdict == authority::Verdict::Block
-                    && decision.repeats == 0
-                {
-                    brief.again = Some(authority::repeat_key(request));
-                }
-                json(&brief)?
-            }
-            Err(need) => json(&Need {
-                need: &need,
-                lasting: lasting != Lasting::No,
-            })?,
-        };
-        Ok(JsValue::from_str(&text))
+    fn read(&mut self, abs: &str, max_bytes: u64) -> Result<authority::FileText, String> {
+        let answer = self.0.read(abs, max_bytes as f64).map_err(thrown)?;
+        if answer.is_undefined() || answer.is_null() {
+            Ok(authority::FileText::Missing)
+        } else if let Some(text) = answer.as_string() {
+            Ok(authority::FileText::Text(text))
+        } else if let Some(size) = answer.as_f64() {
+            Ok(authority::FileText::TooLarge(size as u64))
+        } else {
+            Err("the host did not answer a text, a size or undefined".to_string())
+        }
     }
-}
-
-/// Sets `to` to `text`, in the room it has.
-fn refill(to: &mut String, text: &str) {
-    to.clear();
-    to.push_str(text);
-}
-
-/// What the shim must look up before the core can decide: `{"need": {resolve, content,
-/// exists}}`, with `"lasting": true` (from `decideCall` only) when the same call, with the
-/// same lookups answered, needs the same in any session until the policy changes (see
-/// `Engine::answer`), so the shim may remember it.
-#[derive(Serialize)]
-struct Need<'a> {
-    need: &'a authority::Lookups,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lasting: bool,
 }
 
 /// A status checker implemented in JS (see [`Nso::set_status_checker`]). Any failure is a
@@ -348,6 +359,20 @@ impl authority::StatusOracle for JsStatusChecker {
             _ => refused("the status checker gave no answer".to_string()),
         }
     }
+}
+
+/// Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
+/// enforce its rules, and claimed by the Conductor when it runs).
+#[wasm_bindgen(js_name = isReadTool)]
+pub fn is_read_tool(tool: &str) -> bool {
+    authority::is_read_tool(tool)
+}
+
+/// The marker that stands for a text too large to check (`bytes`: its size), for a host that
+/// knows a text's size without holding it (a blob the git guard did not read).
+#[wasm_bindgen(js_name = oversizedMarker)]
+pub fn oversized_marker(bytes: f64) -> Result<JsValue, JsValue> {
+    to_js(&authority::oversized_marker(bytes as u64))
 }
 
 /// How the engine classifies a tool call (`{ops, unclassified, ...}`), for tests and tools.
@@ -424,11 +449,6 @@ pub fn conductor_intersects(a: &str, b: &str) -> bool {
 struct SummaryIn {
     loaded: Vec<String>,
     missing: Vec<String>,
-}
-
-fn parse_request(json: &str) -> Result<authority::Request, JsValue> {
-    serde_json::from_str(json)
-        .map_err(|e| js_error("bad_input", &format!("tool call request: {e}")))
 }
 
 /// A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
