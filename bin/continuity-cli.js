@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadWorkflowCore } from "../plugin/core-loader.js";
 import { createNso } from "../plugin/nso.js";
+import { projectAgents } from "../plugin/project-agents.js";
 import { safeName } from "../plugin/continuity/lane.js";
 import { replaceFile } from "../plugin/atomic-file.js";
 import { t0Record } from "../plugin/continuity/transcripts.js";
@@ -52,7 +53,7 @@ const usage = (message) => Object.assign(new Error(`nso: ${message}\n\nusage:\n$
 /** The NSO instance of the project around `dir`; throws when its config is broken. */
 function instance(dir, project) {
   const { directory, worktree } = project(dir);
-  const nso = createNso({ directory, worktree });
+  const nso = createNso({ directory, worktree, projectAgentsOf: projectAgents });
   if (!nso.state.engine) {
     const f = nso.state.failure;
     throw Object.assign(new Error(`nso: ${f?.message ?? "NSO did not load."}\nFix: ${f?.fix ?? "see .opencode/logs/nso-errors.log."}`), { exit: 2 });

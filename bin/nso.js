@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
 import { DISK_FACTS } from "../plugin/files.js";
 import { createNso } from "../plugin/nso.js";
+import { projectAgents } from "../plugin/project-agents.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
 import { AUDIT_HELP, AUDIT_USAGE, auditMain } from "./audit-cli.js";
@@ -156,6 +157,7 @@ function loadNso(worktree) {
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined;
   try {
     const nso = new (loadCore().Nso)(".opencode/nso.json", text);
+    nso.setProjectAgents(projectAgents(worktree));
     let workflow;
     nso.setStatusChecker((query) => (workflow ??= new (loadWorkflowCore().Workflow)(".opencode/nso.json", text)).checkStatusEdit(query));
     return nso;
@@ -284,7 +286,7 @@ async function statusSync(opts) {
   if (who.asUser) console.error(who.note);
   // The same instance the plugin creates: authority and status machines decide every
   // planned write, so the CLI and OpenCode give one verdict for one caller.
-  const nso = createNso({ directory, worktree });
+  const nso = createNso({ directory, worktree, projectAgentsOf: projectAgents });
   if (nso.state.failure) fail(`nso status ${op}: ${nso.state.failure.message}\nFix: ${nso.state.failure.fix}`);
   let result;
   try {

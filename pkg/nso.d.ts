@@ -19,7 +19,8 @@ export class Nso {
      * Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
      * arguments as the host holds them (a text too large to check never crosses whole),
      * `facts` answers what the decision needs to know of the file system, `options`
-     * (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+     * (optional) `{via, directory, worktree, origin, delegatedBy}` (`delegatedBy`: the agent
+     * that started this subagent, `""` when unknown; absent for a primary agent). Returns `undefined` for a plain allow that
      * changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
      * notices?, log?, targets?, audit?}`.
      */
@@ -58,6 +59,11 @@ export class Nso {
      * Sets the `directory` and `worktree` of calls that do not name theirs.
      */
     setDirectories(directory: string, worktree: string): void;
+    /**
+     * Sets the agents the project has (`undefined`: not known, every agent of the policy
+     * counts): refusals name agents as the project does and suggest only these.
+     */
+    setProjectAgents(agents?: string[] | null): void;
     /**
      * Sets the function that checks status changes: it takes a `StatusQuery` as JSON
      * (`{file, old, new, agents}`) and returns a `StatusAnswer` as JSON (`{allowed,

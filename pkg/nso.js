@@ -58,7 +58,8 @@ class Nso {
      * Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
      * arguments as the host holds them (a text too large to check never crosses whole),
      * `facts` answers what the decision needs to know of the file system, `options`
-     * (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+     * (optional) `{via, directory, worktree, origin, delegatedBy}` (`delegatedBy`: the agent
+     * that started this subagent, `""` when unknown; absent for a primary agent). Returns `undefined` for a plain allow that
      * changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
      * notices?, log?, targets?, audit?}`.
      * @param {string} session_id
@@ -240,6 +241,16 @@ class Nso {
             throw e;
         }
         wasm.nso_setDirectories(this.__wbg_ptr, ptr0, len0, ptr1, len1);
+    }
+    /**
+     * Sets the agents the project has (`undefined`: not known, every agent of the policy
+     * counts): refusals name agents as the project does and suggest only these.
+     * @param {string[] | null} [agents]
+     */
+    setProjectAgents(agents) {
+        var ptr0 = isLikeNone(agents) ? 0 : passArrayJsValueToWasm0(agents, wasm.__wbindgen_malloc);
+        var len0 = WASM_VECTOR_LEN;
+        wasm.nso_setProjectAgents(this.__wbg_ptr, ptr0, len0);
     }
     /**
      * Sets the function that checks status changes: it takes a `StatusQuery` as JSON
@@ -910,6 +921,16 @@ function handleError(f, args) {
 
 function isLikeNone(x) {
     return x === undefined || x === null;
+}
+
+function passArrayJsValueToWasm0(array, malloc) {
+    const ptr = malloc(array.length * 4, 4) >>> 0;
+    for (let i = 0; i < array.length; i++) {
+        const add = addToExternrefTable0(array[i]);
+        getDataViewMemory0().setUint32(ptr + 4 * i, add, true);
+    }
+    WASM_VECTOR_LEN = array.length;
+    return ptr;
 }
 
 function passStringToWasm0(arg, malloc, realloc) {

@@ -19,6 +19,7 @@ export const nso_movesAs: (a: number, b: number, c: number) => [number, number];
 export const nso_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const nso_sessionSummary: (a: number, b: any) => [number, number, number];
 export const nso_setDirectories: (a: number, b: number, c: number, d: number, e: number) => void;
+export const nso_setProjectAgents: (a: number, b: number, c: number) => void;
 export const nso_setStatusChecker: (a: number, b: any) => void;
 export const oversizedMarker: (a: number) => [number, number, number];
 export const policySchema: () => [number, number];

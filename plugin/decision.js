@@ -45,15 +45,15 @@ export function notEnforcingText(failure) {
 
 /**
  * The core's answer to `request` (`{sessionId, agent, tool, args, via?, directory?,
- * worktree?, origin?}`) from `engine` (an `Nso`): undefined for a plain allow that changes no file,
+ * worktree?, origin?, delegatedBy?}`) from `engine` (an `Nso`): undefined for a plain allow that changes no file,
  * else the brief `{verdict, ruleId, message?, notices?, log?, targets?, audit?}`. `facts`
  * answers what the decision needs to know of the file system (default: the disk; `nso replay`
  * and the git guard pass their own).
  */
 export function decideCall(engine, request, facts = DISK_FACTS) {
-  const { via, directory, worktree, origin } = request;
-  const options = via !== undefined || directory !== undefined || worktree !== undefined || origin !== undefined
-    ? { via, directory, worktree, origin }
+  const { via, directory, worktree, origin, delegatedBy } = request;
+  const options = via !== undefined || directory !== undefined || worktree !== undefined || origin !== undefined || delegatedBy !== undefined
+    ? { via, directory, worktree, origin, delegatedBy }
     : undefined;
   return engine.decideCall(request.sessionId ?? "", request.agent ?? undefined, request.tool, request.args ?? {}, facts, options);
 }

@@ -36,8 +36,10 @@ const DECIDED = Promise.resolve(); // what `beforeTool` returns for a call decid
  * names the long-lived process it acts for: `host` ({pid, source, label}, the Conductor's
  * instance) and `feed` ({name, pid}, the activity feed). `notify(text)` tells the person
  * (the host's notification; stderr is written anyway) when NSO stops enforcing its rules.
+ * `projectAgentsOf(root)` lists the agents the host has for the project (refusals suggest
+ * only these; without it, every agent of the policy counts).
  */
-export function createNso({ directory, worktree, serverUrl, feed, host, notify } = {}) {
+export function createNso({ directory, worktree, serverUrl, feed, host, notify, projectAgentsOf } = {}) {
   const root = projectRoot({ directory, worktree });
   const baseDir = directory ? path.resolve(directory) : root;
   const sessions = new SessionRegistry();
@@ -92,6 +94,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify }
       state.engine?.free?.();
       state.engine = new mod.Nso(CONFIG_FILE, text);
       state.engine.setDirectories(baseDir, root);
+      if (projectAgentsOf) state.engine.setProjectAgents(projectAgentsOf(root));
       state.config = state.engine.config();
       state.configText = text;
       state.workflow = null; // rebuilt from the new config on next use
@@ -268,7 +271,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify }
         return Object.assign(blockError(`NSO blocked ${tool}${agent ? ` for @${agent}` : ""}: ${failureText()}`), { rule: "nso.not_enforcing" });
       }
     } else {
-      brief = decide({ sessionId: sessionID, agent, tool, args });
+      brief = decide({ sessionId: sessionID, agent, tool, args, delegatedBy: callerAgent(sessionID) });
       if (brief) {
         seen.verdict = brief.verdict;
         seen.rule = brief.ruleId || null;
@@ -300,6 +303,15 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify }
         }
       }
     })();
+  }
+
+  /**
+   * Who the agent of `sessionID` works for: undefined for a main session (the person), the
+   * agent of its parent session for a subagent ("" when that is not known).
+   */
+  function callerAgent(sessionID) {
+    const parent = sessions.peek(sessionID)?.parentID;
+    return parent === undefined ? undefined : (sessions.agentOf(parent) ?? "");
   }
 
   /**

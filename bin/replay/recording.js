@@ -122,8 +122,14 @@ export function readRecordings(files, { mainAgent, agents, labelOf = (f) => f } 
     sessions.push(...r.sessions);
     warnings.push(...r.warnings);
   }
+  const parents = new Map(sessions.map((s) => [s.key, s]));
   for (const s of sessions) {
-    for (const c of s.calls) c.agent ??= s.agent ?? mainAgent;
+    // A subagent's caller is its parent session's agent ("" when that is not known).
+    const caller = s.parent ? (parents.get(s.parent)?.agent ?? "") : undefined;
+    for (const c of s.calls) {
+      c.agent ??= s.agent ?? mainAgent;
+      if (caller !== undefined) c.delegatedBy = caller;
+    }
   }
   const { order, calls } = runOrder(sessions, warnings);
   order.forEach((s, i) => (s.label = `S${i + 1}`));

@@ -60,7 +60,7 @@ export function replayCalls(calls, policyText, { diskRoot, overlay = createOverl
   calls.forEach((call, i) => {
     const lookups = scope(call.root);
     const request = {
-      sessionId: call.session, agent: call.agent, tool: call.tool, args: call.args,
+      sessionId: call.session, agent: call.agent, delegatedBy: call.delegatedBy, tool: call.tool, args: call.args,
       directory: call.directory ?? call.root ?? diskRoot, worktree: call.root ?? diskRoot,
     };
     let decision;

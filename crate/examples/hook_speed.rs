@@ -38,6 +38,7 @@ fn decide(engine: &mut Engine, agent: &str, tool: &str, args: Value) -> (Option<
     let call = Call {
         session_id: "ses_bench".to_string(),
         agent: Some(agent.to_string()),
+        delegated_by: None,
         tool: tool.to_string(),
         args,
         via: None,

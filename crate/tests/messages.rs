@@ -25,7 +25,7 @@ fn push_message_matches_the_house_format() {
     let d = e.decide(&bash("dev", "git push origin main"));
     assert_eq!(
         d.message.as_deref().unwrap(),
-        "NSO blocked bash for @dev: \"git push origin main\" is a push. Rule kord.git.push (preset kord): only @devops pushes. Who may: @devops. Instead: finish your task and report; @build hands pushes to @devops."
+        "NSO blocked bash for @dev: \"git push origin main\" is a push. Rule kord.git.push (preset kord): only @devops may push. Who may: @devops. Instead: finish your task and leave the push to @devops. If the work needs this, ask the person."
     );
 }
 
@@ -76,7 +76,10 @@ fn who_may_is_computed_and_capped() {
         .unwrap()
         .contains("Who may: @dev, @dev-junior, @kord."));
     let d = e.decide(&op_request("qa", "delete", "src/old.ts"));
-    assert!(d.message.unwrap().contains("Who may: no agent."));
+    assert!(d
+        .message
+        .unwrap()
+        .contains("Who may: no agent of this project."));
     let d = e.decide(&op_request(
         "explore",
         "write",
@@ -107,7 +110,7 @@ fn repeats_are_counted_per_session_and_identical_call() {
     let second = e.decide(&r);
     assert_eq!(second.repeats, 1);
     assert!(second.message.unwrap().ends_with(
-        "This exact call was already refused 1 time in this session: stop retrying, and report the block to your caller."
+        "This exact call was already refused 1 time in this session: stop retrying, and ask the person."
     ));
     let third = e.decide(&r);
     assert!(third.message.unwrap().contains("already refused 2 times"));

@@ -20,7 +20,7 @@ fn message(agent: &str, cmd: &str) -> String {
 fn refusal_of_an_eval_names_what_it_runs() {
     assert_eq!(
         message("dev", "eval \"git push\""),
-        "NSO blocked bash for @dev: \"eval \"git push\"\" runs `git push`, a push. Rule kord.git.push (preset kord): only @devops pushes. Who may: @devops. Instead: finish your task and report; @build hands pushes to @devops."
+        "NSO blocked bash for @dev: \"eval \"git push\"\" runs `git push`, a push. Rule kord.git.push (preset kord): only @devops may push. Who may: @devops. Instead: finish your task and leave the push to @devops. If the work needs this, ask the person."
     );
 }
 

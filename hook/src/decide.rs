@@ -18,6 +18,9 @@ pub struct Call {
     pub session: String,
     /// The NSO agent deciding the call (`None`: unidentified).
     pub agent: Option<String>,
+    /// Who the agent works for: `None` for the main agent, the main agent (`""` when none is
+    /// configured) for a subagent.
+    pub delegated_by: Option<String>,
     /// The engine's tool name.
     pub tool: String,
     /// The engine's arguments.
@@ -128,6 +131,7 @@ pub fn decide(loaded: &mut Loaded, call: &mut Call, time: &str) -> Outcome {
     let engine_call = nso::authority::Call {
         session_id: call.session.clone(),
         agent: call.agent.clone(),
+        delegated_by: call.delegated_by.clone(),
         tool: call.tool.clone(),
         args: std::mem::take(&mut call.args),
         via: None,

@@ -255,6 +255,11 @@ pub fn pre_tool_use(hook: &Value) -> Result<Native, Hand> {
             .unwrap_or("claude-code")
             .to_string(),
         agent: caller(hook, config),
+        delegated_by: (text("agent_type").is_some() || text("agent_id").is_some()).then(|| {
+            config
+                .and_then(|c| c.claude_code.main_agent.clone())
+                .unwrap_or_default()
+        }),
         tool: mapped.tool,
         args: mapped.args,
         directory,

@@ -208,6 +208,8 @@ export async function runClaudeHook(stdinText, { env = process.env } = {}) {
       // Each call is a new process: the subagent's link to its session (whose Conductor
       // instance it shares) is made again.
       nso.sessions.created({ id: caller.sessionKey, parentID: input.session_id, agent: caller.agent });
+      // Its caller is the main agent: a refusal tells the subagent to report to it.
+      nso.noteAgent(input.session_id, nso.state.config?.claudeCode?.mainAgent);
       nso.claims.sessionStarted({ id: caller.sessionKey, parentID: input.session_id });
     }
     const answer = await handler(nso, input, caller);

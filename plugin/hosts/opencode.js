@@ -2,6 +2,7 @@
 // (../nso.js), and works out who is calling from OpenCode's events. Facts about the host it
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
 import { CONFIG_FILE, createNso } from "../nso.js";
+import { projectAgents } from "../project-agents.js";
 import { claimTools } from "../claim-tools.js";
 import { continuityTools } from "../continuity-tools.js";
 import { nsoTools } from "../nso-tools.js";
@@ -100,7 +101,10 @@ function flushAtExit(holder) {
 /** The OpenCode plugin: wires hooks to an NSO instance for this project. */
 export const NsoPlugin = async (input = {}) => {
   const client = input.client;
-  const nso = createNso({ directory: input.directory, worktree: input.worktree, serverUrl: input.serverUrl, notify: (text) => tell(client, text) });
+  const nso = createNso({
+    directory: input.directory, worktree: input.worktree, serverUrl: input.serverUrl,
+    notify: (text) => tell(client, text), projectAgentsOf: projectAgents,
+  });
   flushAtExit(nso.continuity);
   flushAtExit(nso.activity);
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));

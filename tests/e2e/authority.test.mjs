@@ -48,9 +48,10 @@ test("@plan writing src/ is refused and the model reads why", async () => {
   assert.equal(fs.existsSync(path.join(projectDir, "src/feature.ts")), false);
   const refusal = results.find((r) => r.startsWith("NSO blocked write for @plan"));
   assert.ok(refusal, JSON.stringify(results));
-  // Seed 002's plan-md-only rule: the planner never writes code, and the message says so.
+  // The plan-md-only rule: the planner never writes code, and the message says so. The project
+  // has only OpenCode's own agents, none of which writes code under kord: nobody is suggested.
   assert.match(refusal, /creating src\/feature\.ts\. Rule kord\.plan\.md_only \(preset kord\): the planner never writes code/);
-  assert.match(refusal, /Who may: @dev, @dev-junior, @kord/);
+  assert.match(refusal, /Who may: no agent of this project\./);
   assert.match(refusal, /Instead: /);
 });
 
@@ -62,7 +63,7 @@ test("@dev's `cd sub && git push` is refused; @devops's push runs", async () => 
   const dev = await runWith(push, { projectDir, agent: "dev", config: AGENTS, env: git.env });
   const refusal = dev.results.find((r) => r.startsWith("NSO blocked bash for @dev"));
   assert.ok(refusal, JSON.stringify(dev.results));
-  assert.match(refusal, /"git push origin main" is a push\. Rule kord\.git\.push \(preset kord\): only @devops pushes/);
+  assert.match(refusal, /"git push origin main" is a push\. Rule kord\.git\.push \(preset kord\): only @devops may push\. Who may: @devops\./);
   assert.deepEqual(git.pushes(), [], "the refused push must not reach git");
 
   const devops = await runWith(push, { projectDir, agent: "devops", config: AGENTS, env: git.env });
@@ -160,10 +161,13 @@ test("two calls of one step in flight: the subagent's short call ends, the paren
       { name: "bash", args: { command: `sleep 1 && mv src src-old && ln -s ${outside} src && sleep 4`, description: "swap" } },
       { name: "task", args: { description: "edit", subagent_type: "general", prompt: "Change src/app.ts." } },
     ] },
-    // the subagent: a short call that ends while the script runs, then (after the swap) a write
+    // the subagent: a short call that ends while the script runs, then (the model thinks for
+    // a while, and the script swaps src/ meanwhile) a write
     { toolCalls: [{ name: "bash", args: { command: "true", description: "short" } }] },
-    { toolCalls: [{ name: "bash", args: { command: "sleep 2", description: "wait for the swap" } }] },
-    { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "leak\n" } }] },
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { toolCalls: [{ name: "write", args: { filePath: "src/app.ts", content: "leak\n" } }] };
+    },
     { text: "done" },
     { text: "done" },
   ], { projectDir });

@@ -57,18 +57,28 @@ const CASES = [
   ["unknown subagent type", "reviewer-bot", true, ["Edit", { file_path: "src/a.ts", old_string: "1", new_string: "2" }], ["edit", { filePath: "src/a.ts", oldString: "1", newString: "2" }], "kord.unknown_agent"],
 ];
 
+// Every kord agent is one of the project's OpenCode agents, so OpenCode names the same agents in
+// its refusals as Claude Code (which cannot list the agents a session may call on).
+const KORD_AGENTS = Object.keys(JSON.parse(fs.readFileSync(new URL("../../crate/presets/kord.json", import.meta.url), "utf8")).agents);
+const OPENCODE_AGENTS = JSON.stringify({ agent: Object.fromEntries(KORD_AGENTS.map((a) => [a, {}])) });
+
 /** A kord project where Claude Code's main agent is `mainAgent` (or none). */
 function project(mainAgent) {
   const config = { authority: { preset: "kord" }, conductor: { mode: "off" }, ...(mainAgent ? { claudeCode: { mainAgent } } : {}) };
-  const dir = makeProject({ ...FILES, ".opencode/nso.json": JSON.stringify(config) });
+  const dir = makeProject({ ...FILES, ".opencode/nso.json": JSON.stringify(config), "opencode.json": OPENCODE_AGENTS });
   fs.symlinkSync(OUTSIDE, path.join(dir, "out"));
   return dir;
 }
 
-/** OpenCode: the plugin's `tool.execute.before` for a session whose agent is `agent`. */
-async function viaOpenCode(dir, agent, [tool, args]) {
+/**
+ * OpenCode: the plugin's `tool.execute.before` for a session whose agent is `agent`; a
+ * subagent's session is a child of the main agent @dev's, as in Claude Code.
+ */
+async function viaOpenCode(dir, agent, subagent, [tool, args]) {
   const hooks = await plugin.server({ directory: dir, worktree: dir });
-  await hooks.event(sessionCreated("ses_1"));
+  await hooks.event(sessionCreated("ses_main"));
+  await hooks["chat.params"](...chatParams("ses_main", "dev"));
+  await hooks.event(sessionCreated("ses_1", subagent ? { parentID: "ses_main" } : {}));
   if (agent) await hooks["chat.params"](...chatParams("ses_1", agent));
   return before(hooks, "ses_1", tool, structuredClone(args));
 }
@@ -103,7 +113,7 @@ if (process.env.NSO_NATIVE_HOOK || fs.existsSync(NATIVE)) HOOKS.push(["native", 
 for (const [name, agent, subagent, claude, opencode, expected] of CASES) {
   test(`one verdict in both hosts: ${name}`, async () => {
     const dir = project(subagent ? "dev" : agent);
-    const viaPlugin = await viaOpenCode(dir, agent, opencode);
+    const viaPlugin = await viaOpenCode(dir, agent, subagent, opencode);
     assert.equal(ruleOf(viaPlugin), expected, `OpenCode plugin: ${viaPlugin}`);
     for (const [label, command] of HOOKS) {
       const reason = viaHook(command, dir, hookInput(dir, agent, subagent, claude));

@@ -16,7 +16,11 @@ function nso(...args) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const kordProject = () => makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+// A kord project whose OpenCode agents are kord's (refusals suggest only the project's agents).
+const kordProject = () => makeProject({
+  ".opencode/nso.json": '{"authority": {"preset": "kord"}}',
+  "opencode.json": JSON.stringify({ agent: Object.fromEntries(Object.keys(KORD.agents).map((a) => [a, {}])) }),
+});
 
 test("explain: a bash push by @dev is blocked by kord.git.push, with who may and what instead", () => {
   const dir = kordProject();
@@ -25,6 +29,9 @@ test("explain: a bash push by @dev is blocked by kord.git.push, with who may and
   assert.match(r.out, /decision: block by kord\.git\.push \(preset kord\)/);
   assert.match(r.out, /NSO blocked bash for @dev: "git push origin main" is a push\./);
   assert.match(r.out, /Who may: @devops\./);
+  // A project without a devops agent: nobody of the project is suggested.
+  const lean = makeProject({ ".opencode/nso.json": '{"authority": {"preset": "kord"}}' });
+  assert.match(nso("explain", "--agent", "dev", "--command", "git push origin main", "--dir", lean).out, /Who may: no agent of this project\./);
   const ok = nso("explain", "--agent", "devops", "--command", "git push origin main", "--dir", dir);
   assert.equal(ok.code, 0, ok.out);
   assert.match(ok.out, /decision: allow/);

@@ -170,8 +170,8 @@ test("OpenCode sessions under kord: @dev's push is refused by kord.git.push, @de
     [6, "build", "task", "allow", null], [7, "devops", "bash", "allow", null],
     [8, "build", "write", "allow", null],
   ]);
-  assert.equal(rows[4].message, 'NSO blocked bash for @dev: "git push origin main" is a push. Rule kord.git.push (preset kord): only @devops pushes. ' +
-    "Who may: @devops. Instead: finish your task and report; @build hands pushes to @devops.");
+  assert.equal(rows[4].message, 'NSO blocked bash for @dev: "git push origin main" is a push. Rule kord.git.push (preset kord): only @devops may push. ' +
+    "Who may: @devops. Instead: finish your task and leave the push to @devops. If the work needs this, report it to your caller (@build).");
   assert.deepEqual(recording.sessions.map((s) => `${s.label} @${s.agent}${s.parent ? ` < ${s.parent}` : ""}`),
     ["S1 @build", "S2 @dev < ses_1a2b3c4d5e6fParentKord0001", "S3 @devops < ses_1a2b3c4d5e6fParentKord0001"]);
   // The edit of the file @dev created: recorded at /home/dev/acme, held for the project.

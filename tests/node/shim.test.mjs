@@ -355,7 +355,7 @@ test("a repeated refusal tells the agent to stop and report", async () => {
   const first = await before(hooks, "ses_1", "bash", { command: "git push origin main" });
   assert.doesNotMatch(first, /already refused/);
   const second = await before(hooks, "ses_1", "bash", { command: "git push origin main" });
-  assert.match(second, /This exact call was already refused 1 time in this session: stop retrying, and report the block to your caller\./);
+  assert.match(second, /This exact call was already refused 1 time in this session: stop retrying, and ask the person\./);
 });
 
 test("soft rules run the call and append their reminder to its output", async () => {

@@ -52,9 +52,17 @@ function table(dir) {
   return calls;
 }
 
-/** A kord project with the matrix's files, claims off (each host claims alike elsewhere). */
+/**
+ * A kord project with the matrix's files, claims off (each host claims alike elsewhere), and
+ * every kord agent one of its OpenCode agents (Claude Code cannot list the agents a session may
+ * call on, so it names the policy's: the same, here).
+ */
 function kordProject() {
-  const files = { ".opencode/nso.json": JSON.stringify({ authority: { preset: "kord" }, conductor: { mode: "off" } }) };
+  const preset = JSON.parse(fs.readFileSync(new URL("../../crate/presets/kord.json", import.meta.url), "utf8"));
+  const files = {
+    ".opencode/nso.json": JSON.stringify({ authority: { preset: "kord" }, conductor: { mode: "off" } }),
+    "opencode.json": JSON.stringify({ agent: Object.fromEntries(Object.keys(preset.agents).map((a) => [a, {}])) }),
+  };
   for (const rel of EXISTING) files[rel] = "# P\n";
   return makeProject(files);
 }

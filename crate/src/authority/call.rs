@@ -28,6 +28,8 @@ pub struct Call {
     pub session_id: String,
     /// The agent making the call as the host names it (`None`: not recorded).
     pub agent: Option<String>,
+    /// Who the agent works for (see [`Request::delegated_by`]).
+    pub delegated_by: Option<String>,
     /// The tool's name.
     pub tool: String,
     /// The tool's arguments, as the model sent them (bounded here).
@@ -221,6 +223,7 @@ fn request_of(call: Call, content_bytes: u64) -> Request {
     Request {
         session_id: call.session_id,
         agent: call.agent,
+        delegated_by: call.delegated_by,
         args: bound_args(&call.tool, call.args, content_bytes),
         tool: call.tool,
         directory: call.directory,
@@ -359,6 +362,7 @@ mod tests {
         Call {
             session_id: "s".into(),
             agent: Some(agent.into()),
+            delegated_by: None,
             tool: tool.into(),
             args,
             directory: "/p".into(),

@@ -159,9 +159,10 @@ pub struct RawRule {
     /// "Only these agents": with `effect: allow`, every other agent is blocked by this rule
     /// (for the operations and paths it names).
     pub exclusive: Option<bool>,
-    /// Turn the rule off (used to disable a preset rule by id).
-    /// `audit`: this rule's refusals are only logged (the call runs); default: the policy's mode.
+    /// `audit`: this rule's refusals are only logged (the call runs); `enforce`: it refuses
+    /// even in audit mode (one of NSO's guarantees); default: the policy's mode.
     pub mode: Option<Mode>,
+    /// Turn the rule off (used to disable a preset rule by id).
     pub disabled: Option<bool>,
 }
 

@@ -39,6 +39,8 @@ pub struct Engine {
     /// Whether the status oracle was asked since the flag was last cleared: such a
     /// decision is not the policy's alone, so it is not remembered.
     oracle_asked: std::cell::Cell<bool>,
+    /// The agents the project has (see [`Engine::set_project_agents`]).
+    project_agents: super::names::ProjectAgents,
 }
 
 /// Why an operation got its verdict.
@@ -129,6 +131,7 @@ impl Engine {
             memo: Memo::default(),
             who_may_kept: WhoMay::default(),
             oracle_asked: std::cell::Cell::new(false),
+            project_agents: None,
         }
     }
 
@@ -194,6 +197,23 @@ impl Engine {
     /// The policy in force.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// Sets the agents the project has, as the host finds them (OpenCode: its built-in
+    /// agents, opencode.json's, the agent files): refusals name agents as the project does
+    /// and suggest only these. `None`: every agent of the policy counts.
+    pub fn set_project_agents(&mut self, agents: Option<Vec<String>>) {
+        self.memo.clear();
+        self.who_may_kept.clear();
+        self.project_agents = agents.map(|list| list.into_iter().collect());
+    }
+
+    /// Agents as the project names them (see [`super::names`]).
+    pub(crate) fn names(&self) -> super::names::Names<'_> {
+        super::names::Names {
+            policy: &self.policy,
+            project: self.project_agents.as_ref(),
+        }
     }
 
     /// Replaces the policy (after `.opencode/nso.json` changed), keeping repeat counters.
@@ -281,23 +301,27 @@ impl Engine {
     }
 
     /// Whether a refusal by `by` is only audited: the policy's `mode` is `audit`, or the
-    /// refusing rule's is.
+    /// refusing rule's is. NSO's guarantees are never audited: a rule with `mode: enforce`,
+    /// an append-only area that holds in audit mode (the decision ledger's), the status
+    /// machines.
     pub(crate) fn audited(&self, by: &By) -> bool {
-        self.policy.audit || matches!(by, By::Rule(r) if self.policy.rules[*r].audit)
+        let p = &self.policy;
+        match by {
+            By::Rule(r) => !p.rules[*r].enforce && (p.audit || p.rules[*r].audit),
+            By::AppendOnly(a) => !p.append_only[*a].enforce && p.audit,
+            By::Status { .. } => false,
+            _ => p.audit,
+        }
     }
 
-    /// Counts a block per session and tells the agent to stop when it repeats. In audit mode
-    /// every refusal (also those decided before any rule, e.g. an unparsable call) becomes
-    /// [`Verdict::Audit`]. `call` is the call's [`call_hash`] when it is known already.
+    /// Counts a block per session and tells the agent to stop when it repeats. `call` is the
+    /// call's [`call_hash`] when it is known already.
     fn count_repeats(&mut self, req: &Request, mut d: Decision, call: Option<u64>) -> Decision {
-        if d.verdict == Verdict::Block && self.policy.audit {
-            d.verdict = Verdict::Audit;
-        }
         if d.verdict == Verdict::Block {
             let call = call.unwrap_or_else(|| call_hash(req));
             let n = self.repeats.bump(&req.session_id, call);
             d.repeats = n - 1;
-            if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n)) {
+            if let (Some(m), Some(note)) = (&mut d.message, repeat_note(n, req)) {
                 m.push_str(&note);
             }
         }
@@ -488,7 +512,7 @@ impl Engine {
             let others = checked.iter().filter(|c| c.verdict == verdict).count() - 1;
             let who = self.who_may(req, &roots, caller, &class.ops[i], &outcome);
             d.message = Some(message::block_message(
-                p,
+                &self.names(),
                 req,
                 caller,
                 &action,

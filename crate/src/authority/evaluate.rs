@@ -40,6 +40,12 @@ impl Engine {
             })
         };
         let mut out = self.role_path(caller, slot, ctx, req.rule_tool(), &mut tick, trace);
+        // A refusal audit mode would let through still meets NSO's guarantees.
+        if out.verdict == Verdict::Block && slot != SLOT_READ && self.audited(&out.by) {
+            if let Some(kept) = self.guarantee(req, roots, slot, ctx, op, trace) {
+                return kept;
+            }
+        }
         if out.verdict == Verdict::Block || slot == SLOT_READ {
             return out;
         }
@@ -88,6 +94,68 @@ impl Engine {
             }
         }
         out
+    }
+
+    /// The refusal of NSO's guarantees that hold even in audit mode, for any caller: a rule
+    /// for every agent with `mode: enforce` (NSO's own config), and an append-only area that
+    /// holds in audit mode (the decision ledger).
+    fn guarantee(
+        &self,
+        req: &Request,
+        roots: &Roots,
+        slot: usize,
+        ctx: &PathCtx,
+        op: &ToolOp,
+        trace: &mut Trace,
+    ) -> Option<OpOutcome> {
+        let Location::Inside(rel) = &ctx.loc else {
+            return None;
+        };
+        let p = &self.policy;
+        let ci = p.case_insensitive;
+        let below = slot == SLOT_DELETE || ctx.below;
+        let hits = |g: &super::Glob| {
+            !g.is_absolute()
+                && if below {
+                    g.matches_or_below(rel, ci)
+                } else {
+                    g.matches_normalized(rel, ci)
+                }
+        };
+        for (ri, r) in p.rules.iter().enumerate() {
+            let everyone = r.agent_names.iter().any(|a| a == "*");
+            if r.enforce
+                && everyone
+                && r.disabled_by.is_none()
+                && r.effect == super::config::Effect::Block
+                && r.slots.contains(&slot)
+                && r.applies_to_tool(req.rule_tool())
+                && r.paths.iter().any(hits)
+                && !r.except.iter().any(|g| g.matches_normalized(rel, ci))
+            {
+                trace.add(|| format!("  rule {} ({}) holds in audit mode", r.id, r.source));
+                return Some(OpOutcome::new(Verdict::Block, By::Rule(ri)));
+            }
+        }
+        let area = p.append_only.iter().position(|a| {
+            a.enforce
+                && a.agents.is_none()
+                && a.paths.iter().any(hits)
+                && !a.except.iter().any(|g| g.matches_normalized(rel, ci))
+        })?;
+        let detail = self.check_append(req, ctx, op, slot, roots).err()?;
+        trace.add(|| {
+            format!(
+                "  append-only area {} holds in audit mode: {detail}",
+                p.append_only[area].id
+            )
+        });
+        Some(OpOutcome {
+            verdict: Verdict::Block,
+            by: By::AppendOnly(area),
+            notices: Vec::new(),
+            detail: Some(detail),
+        })
     }
 
     /// Checks the status change an operation makes in a file status machines may govern.

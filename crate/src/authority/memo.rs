@@ -33,10 +33,12 @@ const SEEN: usize = 512;
 /// The largest arguments remembered, in bytes of their strings and keys.
 const MAX_ARGS_BYTES: usize = 4096;
 
-/// What a remembered decision was made from (all of [`Request`] but the session).
+/// What a remembered decision was made from (all of [`Request`] but the session; its
+/// `delegated_by` changes what a refusal tells the agent to do).
 #[derive(Debug, Clone, PartialEq)]
 struct Key {
     agent: Option<String>,
+    delegated_by: Option<String>,
     tool: String,
     args: Value,
     directory: String,
@@ -49,6 +51,7 @@ impl Key {
     fn of(req: &Request) -> Key {
         Key {
             agent: req.agent.clone(),
+            delegated_by: req.delegated_by.clone(),
             tool: req.tool.clone(),
             args: req.args.clone(),
             directory: req.directory.clone(),
@@ -60,6 +63,7 @@ impl Key {
 
     fn matches(&self, req: &Request) -> bool {
         self.agent == req.agent
+            && self.delegated_by == req.delegated_by
             && self.tool == req.tool
             && self.directory == req.directory
             && self.worktree == req.worktree

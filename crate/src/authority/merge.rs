@@ -587,6 +587,7 @@ impl Merged {
                 effect,
                 exclusive,
                 audit: r.mode == Some(super::config::Mode::Audit),
+                enforce: r.mode == Some(super::config::Mode::Enforce),
                 members: Vec::new(),
                 reason: r.reason.clone(),
                 instead: r.instead.clone(),
@@ -632,6 +633,7 @@ impl Merged {
                 except,
                 agents,
                 instead: r.instead.clone(),
+                enforce: false,
             });
         }
         let mut sacred = Vec::new();

@@ -2,14 +2,20 @@
 //!
 //! One format for every block:
 //! `NSO blocked <tool> for @<agent>: <action and target>. Rule <id> (<source>): <why>.
-//! Who may: <agents>. Instead: <what to do>.` — never an invitation to retry.
+//! Who may: <agents>. Instead: <what this agent may do>. <Whom to ask>.` — never an
+//! invitation to retry. Agents are named as the project names them, and only agents the
+//! project has are suggested ([`Names`]); a primary agent is told to ask the person, a
+//! subagent to report to its caller.
 
 use crate::shell::{GitOp, OpaqueReason, RESOLVED_SEP};
 
+use super::config::Effect;
 use super::engine::{By, Caller, OpOutcome};
+use super::names::{join_names, with_members, Names, NO_AGENT, THE_PERSON};
 use super::paths::{Location, Roots};
 use super::policy::{Policy, Rule, SLOT_CREATE, SLOT_DELETE, SLOT_READ, SLOT_WRITE};
 use super::request::{verdict_word, Decision, Request};
+use super::tools::NSO_TOOLS;
 
 /// What an operation does, for messages.
 #[derive(Debug, Clone)]
@@ -19,9 +25,11 @@ pub(crate) struct Action {
     pub target: String,
     snippet: Option<String>,
     worktree: Option<String>,
+    /// The project-relative path of a path operation inside the project.
+    rel: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum ActionKind {
     Path { slot: usize, outside: bool },
     Git(GitOp),
@@ -52,6 +60,10 @@ impl Action {
                 Location::Outside(_) => roots.worktree.as_deref().map(str::to_string),
                 _ => None,
             },
+            rel: match loc {
+                Location::Inside(rel) => Some(rel.clone()),
+                _ => None,
+            },
         }
     }
 
@@ -61,6 +73,7 @@ impl Action {
             target: format!("git {subcommand}"),
             snippet,
             worktree: None,
+            rel: None,
         }
     }
 
@@ -74,6 +87,7 @@ impl Action {
             target: detail.to_string(),
             snippet,
             worktree: None,
+            rel: None,
         }
     }
 
@@ -277,9 +291,9 @@ fn sentence(s: &str) -> &str {
     s.trim().trim_end_matches('.')
 }
 
-fn caller_label(p: &Policy, req: &Request, caller: Caller) -> String {
+fn caller_label(names: &Names, req: &Request, caller: Caller) -> String {
     match caller {
-        Caller::Known(i) => format!("@{}", p.agents[i].name),
+        Caller::Known(i) => names.caller(req, i),
         Caller::Unknown => format!(
             "unknown agent \"{}\"",
             req.agent.as_deref().unwrap_or("").trim()
@@ -291,7 +305,7 @@ fn caller_label(p: &Policy, req: &Request, caller: Caller) -> String {
 /// The text a blocked agent reads.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn block_message(
-    p: &Policy,
+    names: &Names,
     req: &Request,
     caller: Caller,
     action: &Action,
@@ -300,20 +314,25 @@ pub(crate) fn block_message(
     who: &[String],
     others: usize,
 ) -> String {
-    let agent = caller_label(p, req, caller);
+    let agent = caller_label(names, req, caller);
     let mut m = format!(
         "NSO blocked {} for {}: {}.",
         req.tool,
         agent,
         action.describe()
     );
-    let reason = reason_text(p, req, caller, action, outcome);
+    let reason = reason_text(names, req, caller, action, outcome);
     m.push_str(&format!(" Rule {id} ({source}): {}.", sentence(&reason)));
-    if !matches!(outcome.by, By::Outside | By::Invalid(_) | By::Status { .. }) {
+    // Where nobody may (outside the project, an unusable path, a rewrite of an append-only
+    // record, a status move the machine refuses), there is nobody to name.
+    if !matches!(
+        outcome.by,
+        By::Outside | By::Invalid(_) | By::Status { .. } | By::AppendOnly(_)
+    ) {
         m.push_str(" Who may: ");
         // A rule that spares some tools (`exceptTools`) leaves those as the only way.
         let only_through = match outcome.by {
-            By::Rule(i) => Some(&p.rules[i].except_tools).filter(|t| !t.is_empty()),
+            By::Rule(i) => Some(&names.policy.rules[i].except_tools).filter(|t| !t.is_empty()),
             _ => None,
         };
         if let (true, Some(tools)) = (who.is_empty(), only_through) {
@@ -322,7 +341,7 @@ pub(crate) fn block_message(
                 tools.join(", ")
             ));
         } else if who.is_empty() {
-            m.push_str("no agent");
+            m.push_str(NO_AGENT);
         } else {
             let shown: Vec<&str> = who.iter().take(5).map(String::as_str).collect();
             m.push_str(&shown.join(", "));
@@ -332,8 +351,12 @@ pub(crate) fn block_message(
         }
         m.push('.');
     }
-    let instead = instead_text(p, req, caller, action, outcome, who);
+    let instead = instead_text(names, req, caller, action, outcome, who);
     m.push_str(&format!(" Instead: {}.", sentence(&instead)));
+    if let Some(ask) = escalation(req, &outcome.by) {
+        m.push(' ');
+        m.push_str(&ask);
+    }
     if others > 0 {
         m.push_str(&format!(
             " ({others} other operation{} of this call {} blocked too.)",
@@ -344,33 +367,56 @@ pub(crate) fn block_message(
     m
 }
 
+/// Whom a refused agent asks: the person, for a primary agent; its caller, for a subagent.
+pub(crate) fn whom_to_ask(req: &Request) -> String {
+    match req.delegated_by.as_deref().map(str::trim) {
+        None => "ask the person".to_string(),
+        Some("") => "report it to your caller".to_string(),
+        Some(caller) => format!(
+            "report it to your caller (@{})",
+            caller.trim_start_matches('@')
+        ),
+    }
+}
+
+/// The sentence after `Instead`: whom to ask when the work needs what was refused. None for
+/// the refusals whose fix is the person's configuration (an unknown or unidentified agent).
+fn escalation(req: &Request, by: &By) -> Option<String> {
+    if matches!(by, By::UnknownAgent | By::MissingAgent) {
+        return None;
+    }
+    Some(format!("If the work needs this, {}.", whom_to_ask(req)))
+}
+
 fn is_task_list(target: &str) -> bool {
     target.ends_with("TODO.md") || target.ends_with("state.json")
 }
 
-fn agent_name(p: &Policy, caller: Caller) -> String {
+fn agent_name(names: &Names, req: &Request, caller: Caller) -> String {
     match caller {
-        Caller::Known(i) => format!("@{}", p.agents[i].name),
+        Caller::Known(i) => names.caller(req, i),
         _ => "this agent".to_string(),
     }
 }
 
-fn names_of(p: &Policy, idx: &[usize]) -> String {
-    let names: Vec<String> = idx.iter().map(|&i| p.agents[i].name.clone()).collect();
-    if names.is_empty() {
-        "no agent".to_string()
+/// The agents `idx` the project has, joined; `no agent of this project` without any.
+fn names_of(names: &Names, idx: &[usize]) -> String {
+    let found = names.existing(idx.iter().copied());
+    if found.is_empty() {
+        NO_AGENT.to_string()
     } else {
-        agent_list(&names)
+        join_names(&found)
     }
 }
 
 fn reason_text(
-    p: &Policy,
+    names: &Names,
     req: &Request,
     caller: Caller,
     action: &Action,
     o: &OpOutcome,
 ) -> String {
+    let p = names.policy;
     let with_detail = |base: String| match &o.detail {
         Some(d) => format!("{base}; here {}", sentence(d)),
         None => base,
@@ -380,28 +426,38 @@ fn reason_text(
             let r = &p.rules[*i];
             let excluded = matches!(caller, Caller::Known(a) if r.exclusive && !r.members[a]);
             if let Some(reason) = &r.reason {
-                reason.clone()
+                with_members(reason, names, Some(*i), NO_AGENT)
             } else if excluded {
-                format!("only {} may {}", agent_list(&r.agent_names), action.verb_phrase())
+                let members = names.members_text(*i, NO_AGENT);
+                if members == NO_AGENT {
+                    format!("{NO_AGENT} may {}", action.verb_phrase())
+                } else {
+                    format!("only {members} may {}", action.verb_phrase())
+                }
             } else if let Some(d) = &r.description {
-                d.clone()
+                with_members(d, names, Some(*i), NO_AGENT)
             } else {
-                format!("{} may not {}", agent_name(p, caller), action.verb_phrase())
+                format!(
+                    "{} may not {}",
+                    agent_name(names, req, caller),
+                    action.verb_phrase()
+                )
             }
         }
         By::Sacred(i) => {
             let s = &p.sacred[*i];
             let what = s.description.as_deref().unwrap_or("these files");
+            let authors = names.existing(s.authors.iter().copied());
             let mut base = format!(
                 "{} are sacred: only {} change{} them",
                 sentence(what),
-                names_of(p, &s.authors),
-                if s.authors.len() == 1 { "s" } else { "" }
+                names_of(names, &s.authors),
+                if authors.len() == 1 { "s" } else { "" }
             );
-            if !s.tickers.is_empty() {
+            if !names.existing(s.tickers.iter().copied()).is_empty() {
                 base.push_str(&format!(
                     ", and {} may only tick checkboxes (`- [ ]` → `- [x]`)",
-                    names_of(p, &s.tickers)
+                    names_of(names, &s.tickers)
                 ));
             }
             with_detail(base)
@@ -419,7 +475,7 @@ fn reason_text(
             let cat = super::policy::DEFAULT_NAMES[super::policy::default_category(*slot)];
             format!(
                 "no rule lets {} {} (the default for {cat} is block)",
-                agent_name(p, caller),
+                agent_name(names, req, caller),
                 action.verb_phrase()
             )
         }
@@ -459,24 +515,80 @@ fn outside_allowed(p: &Policy) -> Vec<String> {
         .collect()
 }
 
-fn example_agent(p: &Policy) -> &str {
-    ["dev", "builder"]
+fn example_agent(names: &Names) -> String {
+    let p = names.policy;
+    ["dev", "builder", "build"]
         .into_iter()
-        .find(|n| p.agents.iter().any(|a| a.name == *n))
-        .or_else(|| p.agents.first().map(|a| a.name.as_str()))
-        .unwrap_or("dev")
+        .filter_map(|n| p.agents.iter().position(|a| a.name == n))
+        .chain(0..p.agents.len())
+        .find_map(|i| names.of(i).map(str::to_string))
+        .unwrap_or_else(|| "build".to_string())
 }
 
+/// The areas agent `a` may change with `slot`, nearest to `rel` first (at most three): the
+/// paths of the allow rules it is a member of (through an NSO tool, said so), and the sacred
+/// areas it authors.
+fn allowed_areas(p: &Policy, a: usize, slot: usize, rel: &str) -> Vec<String> {
+    let mut areas: Vec<(usize, String)> = Vec::new();
+    let mut add = |glob: &str, through: Option<&str>| {
+        let near = glob
+            .bytes()
+            .zip(rel.bytes())
+            .take_while(|(g, r)| g == r && !b"*?[{".contains(g))
+            .count();
+        let text = match through {
+            Some(tool) => format!("`{glob}` (with {tool})"),
+            None => format!("`{glob}`"),
+        };
+        if !areas.iter().any(|(_, t)| *t == text) {
+            areas.push((near, text));
+        }
+    };
+    for r in &p.rules {
+        let usable = r.disabled_by.is_none()
+            && r.effect == Effect::Allow
+            && r.members.get(a) == Some(&true)
+            && r.slots.contains(&slot)
+            && r.except_tools.is_empty();
+        // A rule for other tools is a way only through NSO's own tools, which agents have.
+        let through = match r.tools.as_slice() {
+            [] => None,
+            [tool] if NSO_TOOLS.contains(&tool.as_str()) => Some(tool.as_str()),
+            _ => continue,
+        };
+        if usable {
+            // Inside the project only (`/dev/null` and the like are no place to put work).
+            for g in r.paths.iter().filter(|g| !g.is_absolute()) {
+                add(g.as_str(), through);
+            }
+        }
+    }
+    for s in p.sacred.iter().filter(|s| s.authors.contains(&a)) {
+        for g in &s.paths {
+            add(g.as_str(), None);
+        }
+    }
+    // The nearest first; of two as near, the shorter (the broader area).
+    areas.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.len().cmp(&y.1.len())));
+    areas.into_iter().take(3).map(|(_, t)| t).collect()
+}
+
+/// What the refused agent may do instead: the rule's own advice, or the nearest thing the
+/// policy lets this agent do.
 fn instead_text(
-    p: &Policy,
+    names: &Names,
     req: &Request,
     caller: Caller,
     action: &Action,
     o: &OpOutcome,
     who: &[String],
 ) -> String {
+    let p = names.policy;
     let custom = match &o.by {
-        By::Rule(i) => p.rules[*i].instead.clone(),
+        By::Rule(i) => p.rules[*i]
+            .instead
+            .as_deref()
+            .map(|t| with_members(t, names, Some(*i), THE_PERSON)),
         By::Sacred(i) => p.sacred[*i].instead.clone(),
         By::AppendOnly(i) => p.append_only[*i].instead.clone(),
         By::Outside => p.outside_instead.clone(),
@@ -485,48 +597,57 @@ fn instead_text(
     if let Some(c) = custom {
         return c;
     }
-    let first_who = who
-        .first()
-        .map(|w| w.split(' ').next().unwrap_or(w).to_string());
-    let handoff = match &first_who {
-        Some(_) => "report the change you need to your caller, who delegates it to one of the agents who may",
-        None => "report the change you need to your caller",
-    };
     match &o.by {
         By::UnknownAgent => {
             let name = req.agent.as_deref().unwrap_or("").trim().trim_start_matches('@');
+            let like = example_agent(names);
             format!(
-                "report this to the user. To give \"{name}\" rights, the user adds it to .opencode/nso.json, e.g. {{\"agents\": {{\"{name}\": {{\"like\": \"{}\"}}}}}} (it then has the rights of @{}), or names it in a rule's \"agents\"",
-                example_agent(p),
-                example_agent(p)
+                "report this to the person. To give \"{name}\" rights, the person adds it to .opencode/nso.json, e.g. {{\"agents\": {{\"{name}\": {{\"like\": \"{like}\"}}}}}} (it then has the rights of @{like}), or names it in a rule's \"agents\""
             )
         }
         By::MissingAgent => format!(
-            "report this to the user: the host named no agent for this call. In OpenCode the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded; an agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}); in Claude Code the main agent is the one .opencode/nso.json names in claudeCode.mainAgent (`nso init claude-code --main-agent NAME`)",
-            example_agent(p)
+            "report this to the person: the host named no agent for this call. In OpenCode the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded; an agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}); in Claude Code the main agent is the one .opencode/nso.json names in claudeCode.mainAgent (`nso init claude-code --main-agent NAME`)",
+            example_agent(names)
         ),
-        By::Status { .. } if is_task_list(&action.target) => "make only a move listed above, as an agent allowed to make it; to move a task in TODO.md and state.json together, run `nso status set <number> <STATUS>` (the nso_status tool), which checks the move and writes both files atomically; if the task needs another move, report that to your caller".to_string(),
-        By::Status { .. } => "make only a move listed above, as an agent allowed to make it, and leave the rest of the status untouched; if the work needs another move, report that to your caller".to_string(),
-        By::Outside => "keep the change inside the project; if it really belongs outside, ask the user to add that folder to outsideProject.allow in .opencode/nso.json".to_string(),
+        By::Status { .. } if is_task_list(&action.target) => "make only a move listed above; to move a task in TODO.md and state.json together, use the nso_status_set tool (or `nso status set <number> <STATUS>`), which checks the move and writes both files atomically".to_string(),
+        By::Status { .. } => "make only a move listed above, and leave the rest of the status untouched".to_string(),
+        By::Outside => "keep the change inside the project; a folder outside it is allowed only when the person adds it to outsideProject.allow in .opencode/nso.json".to_string(),
         By::Invalid(_) => "use a path inside the project, relative to it or absolute".to_string(),
         By::AppendOnly(_) => "add your text at the end without touching what is there: an edit whose oldString is the file's last lines and whose newString is those lines plus your addition, or append with `>>`".to_string(),
         By::Sacred(i) => {
             let s = &p.sacred[*i];
             match caller {
-                Caller::Known(a) if s.tickers.contains(&a) => "change nothing but checkboxes (`- [ ]` → `- [x]`), with the rest of every line identical; report any other change the plan needs to your caller".to_string(),
-                _ => format!("report what the plan should say to your caller; {} update{} plan files", names_of(p, &s.authors), if s.authors.len() == 1 { "s" } else { "" }),
+                Caller::Known(a) if s.tickers.contains(&a) => "change nothing but checkboxes (`- [ ]` → `- [x]`), with the rest of every line identical".to_string(),
+                _ => format!("leave the plan as it is; {} update{} plan files", names_of(names, &s.authors), if names.existing(s.authors.iter().copied()).len() == 1 { "s" } else { "" }),
             }
         }
         _ => match &action.kind {
-            ActionKind::Git(_) => match &first_who {
-                Some(_) => format!("finish your task and report that `{}` is needed; your caller hands it to one of the agents who may", action.target),
-                None => format!("finish your task and report that `{}` is needed; the user decides", action.target),
-            },
-            ActionKind::Opaque(_) => "write the command as plain steps NSO can check (no eval, no variable as the program, no interpreter one-liners), or report the need to your caller".to_string(),
-            ActionKind::Path { slot, .. } if *slot == SLOT_DELETE => "leave the file in place and report that it should be removed".to_string(),
-            ActionKind::Path { slot, .. } if *slot == SLOT_READ => "work with what you may read, and report the need to your caller".to_string(),
-            ActionKind::Path { .. } => format!("do not route this change through another tool or bash; {handoff}"),
+            ActionKind::Git(_) if who.is_empty() => format!("leave `{}` to the person", action.target),
+            ActionKind::Git(_) => format!("leave `{}` to {}", action.target, join_names(&who.iter().take(3).cloned().collect::<Vec<_>>())),
+            ActionKind::Opaque(_) => "write the command as plain steps NSO can check (no eval, no variable as the program, no interpreter one-liners)".to_string(),
+            ActionKind::Path { slot, .. } if *slot == SLOT_DELETE => "leave the file in place".to_string(),
+            ActionKind::Path { slot, .. } if *slot == SLOT_READ => "work with what you may read".to_string(),
+            ActionKind::Path { slot, .. } => {
+                let areas = match caller {
+                    Caller::Known(a) => allowed_areas(p, a, *slot, action.rel.as_deref().unwrap_or("")),
+                    _ => Vec::new(),
+                };
+                if areas.is_empty() {
+                    "you may read files but not change them; do not route the change through another tool or bash".to_string()
+                } else {
+                    format!("you may {} {}; do not route this change through another tool or bash", slot_word(*slot), or_list(&areas))
+                }
+            }
         },
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
     }
 }
 

@@ -72,6 +72,7 @@ mod lookups;
 mod memo;
 mod merge;
 mod message;
+mod names;
 mod operation;
 mod patch;
 mod paths;

@@ -136,6 +136,8 @@ pub struct Rule {
     pub exclusive: bool,
     /// Its refusals are only recorded (`mode: "audit"`).
     pub audit: bool,
+    /// It refuses even in audit mode (`mode: "enforce"`): one of NSO's guarantees.
+    pub enforce: bool,
     /// Membership per agent index (after `like` expansion).
     pub(crate) members: Vec<bool>,
     /// Why, for messages.
@@ -147,6 +149,12 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether agent `agent` (an index into [`Policy::agents`]) is one of the rule's agents,
+    /// directly or through `like`.
+    pub fn is_member(&self, agent: usize) -> bool {
+        self.members.get(agent).copied().unwrap_or(false)
+    }
+
     /// Whether the rule applies to a call of `tool` (the request's
     /// [`rule_tool`](super::Request::rule_tool)): listed in `tools` (if any) and not in
     /// `exceptTools`.
@@ -183,6 +191,8 @@ pub struct AppendOnly {
     pub(crate) agents: Option<Vec<usize>>,
     /// What to do instead.
     pub instead: Option<String>,
+    /// It holds even in audit mode (the decision ledger's area).
+    pub enforce: bool,
 }
 
 /// A sacred area.
@@ -269,6 +279,7 @@ impl Policy {
             except: Vec::new(),
             agents: None,
             instead: Some(instead.to_string()),
+            enforce: true,
         });
         Ok(())
     }

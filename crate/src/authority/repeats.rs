@@ -54,12 +54,14 @@ impl Repeats {
 }
 
 /// What a refusal's message gets when it is the `n`th of the same call in a session (its
-/// first message, then this): nothing the first time.
-pub fn repeat_note(n: u32) -> Option<String> {
+/// first message, then this): nothing the first time. A primary agent is told to ask the
+/// person, a subagent to report to its caller ([`Request::delegated_by`]).
+pub fn repeat_note(n: u32, req: &Request) -> Option<String> {
     (n >= 2).then(|| {
         let times = if n == 2 { "time" } else { "times" };
+        let ask = super::message::whom_to_ask(req).replacen(" it ", " the block ", 1);
         format!(
-            " This exact call was already refused {} {times} in this session: stop retrying, and report the block to your caller.",
+            " This exact call was already refused {} {times} in this session: stop retrying, and {ask}.",
             n - 1
         )
     })
@@ -138,9 +140,30 @@ mod tests {
     }
 
     #[test]
-    fn the_note_counts_earlier_refusals() {
-        assert_eq!(repeat_note(1), None);
-        assert!(repeat_note(2).is_some_and(|n| n.contains("refused 1 time in")));
-        assert!(repeat_note(4).is_some_and(|n| n.contains("refused 3 times in")));
+    fn the_note_counts_earlier_refusals_and_says_whom_to_ask() {
+        let primary = Request::default();
+        assert_eq!(repeat_note(1, &primary), None);
+        let two = repeat_note(2, &primary).unwrap_or_default();
+        assert!(
+            two.contains("refused 1 time in")
+                && two.ends_with("stop retrying, and ask the person."),
+            "{two}"
+        );
+        let sub = Request {
+            delegated_by: Some("build".into()),
+            ..Request::default()
+        };
+        let four = repeat_note(4, &sub).unwrap_or_default();
+        assert!(four.contains("refused 3 times in"), "{four}");
+        assert!(
+            four.ends_with("report the block to your caller (@build)."),
+            "{four}"
+        );
+        let unknown = Request {
+            delegated_by: Some(String::new()),
+            ..Request::default()
+        };
+        assert!(repeat_note(2, &unknown)
+            .is_some_and(|n| n.ends_with("report the block to your caller.")));
     }
 }

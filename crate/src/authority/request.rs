@@ -34,6 +34,10 @@ pub struct Request {
     pub oversized: FastMap<String, u64>,
     /// Whether files exist, keyed by absolute path ([`Engine::required_exists`](super::Engine::required_exists)).
     pub exists: FastMap<String, bool>,
+    /// Who the agent works for: `None` for a primary agent (the person), `Some(name)` for a
+    /// subagent started by agent `name` (empty when the host does not know which). Refusals
+    /// tell a primary agent to ask the person, a subagent to report to its caller.
+    pub delegated_by: Option<String>,
     /// The NSO tool that makes this write on the agent's behalf (`nso_status_set` when the
     /// atomic status sync checks one of its planned writes as a `write` call). Set by the
     /// shim only, never taken from a model's arguments: rules' `tools` and `exceptTools`

@@ -48,7 +48,10 @@ impl Engine {
         op: &ToolOp,
         outcome: &OpOutcome,
     ) -> Vec<String> {
-        if matches!(outcome.by, By::Outside | By::Invalid(_)) {
+        if matches!(
+            outcome.by,
+            By::Outside | By::Invalid(_) | By::AppendOnly(_) | By::Status { .. }
+        ) {
             return Vec::new();
         }
         let slot = match &op.kind {
@@ -91,17 +94,29 @@ impl Engine {
             Caller::Known(a) => Some(a),
             _ => None,
         };
-        let p = &self.policy;
-        let others = || agents.iter().filter(|(a, _)| Some(*a) != me);
-        others()
-            .filter(|(_, limited)| !limited)
-            .map(|(a, _)| format!("@{}", p.agents[*a].name))
-            .chain(
-                others()
-                    .filter(|(_, limited)| *limited)
-                    .map(|(a, _)| format!("@{} (checkbox ticks only)", p.agents[*a].name)),
-            )
-            .collect()
+        // Named as the project names them; agents the project does not have are left out.
+        let names = self.names();
+        let others = || {
+            agents
+                .iter()
+                .filter(|(a, _)| Some(*a) != me)
+                .filter_map(|(a, limited)| Some((names.of(*a)?, *limited)))
+        };
+        let mut out: Vec<String> = Vec::new();
+        for (name, limited) in others()
+            .filter(|(_, l)| !l)
+            .chain(others().filter(|(_, l)| *l))
+        {
+            let text = if limited {
+                format!("@{name} (checkbox ticks only)")
+            } else {
+                format!("@{name}")
+            };
+            if !out.contains(&text) {
+                out.push(text);
+            }
+        }
+        out
     }
 
     /// Every agent who may do `op` (its `slot`, at `ctx` for a path operation), with whether

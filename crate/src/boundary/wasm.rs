@@ -140,6 +140,13 @@ impl Nso {
         session::alive_line(session_id, now_iso)
     }
 
+    /// Sets the agents the project has (`undefined`: not known, every agent of the policy
+    /// counts): refusals name agents as the project does and suggest only these.
+    #[wasm_bindgen(js_name = setProjectAgents)]
+    pub fn set_project_agents(&mut self, agents: Option<Vec<String>>) {
+        self.engine.set_project_agents(agents);
+    }
+
     /// Sets the `directory` and `worktree` of calls that do not name theirs.
     #[wasm_bindgen(js_name = setDirectories)]
     pub fn set_directories(&mut self, directory: String, worktree: String) {
@@ -150,7 +157,8 @@ impl Nso {
     /// Decides one tool call (`authority::Engine::decide_call`): `args` is the tool's
     /// arguments as the host holds them (a text too large to check never crosses whole),
     /// `facts` answers what the decision needs to know of the file system, `options`
-    /// (optional) `{via, directory, worktree, origin}`. Returns `undefined` for a plain allow that
+    /// (optional) `{via, directory, worktree, origin, delegatedBy}` (`delegatedBy`: the agent
+    /// that started this subagent, `""` when unknown; absent for a primary agent). Returns `undefined` for a plain allow that
     /// changes no file, else the brief (`authority::Brief`): `{verdict, ruleId, message?,
     /// notices?, log?, targets?, audit?}`.
     #[wasm_bindgen(js_name = decideCall)]
@@ -227,6 +235,7 @@ impl Nso {
         Ok(authority::Call {
             session_id: session_id.to_string(),
             agent,
+            delegated_by: text("delegatedBy"),
             tool: tool.to_string(),
             args: args_from_js(tool, args, self.config.limits.content_bytes)?,
             via: text("via"),
