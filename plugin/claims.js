@@ -9,6 +9,7 @@ import path from "node:path";
 import { loadCore } from "./core-loader.js";
 import { canonicalClaim, literalClaim } from "./conductor/paths.js";
 import { processStartToken } from "./conductor/liveness.js";
+import { coreError } from "./errors.js";
 import { resolveHome } from "./conductor/home.js";
 import { openStore } from "./conductor/stores.js";
 
@@ -144,7 +145,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
       project: path.basename(root), priority: "P2", working_directory: root, project_root: root, pid,
       host: os.hostname(), process_started: processStartToken(pid), agent: agent ?? null, session: owner,
     }).then((answer) => {
-      if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+      if (answer.error) throw coreError(answer.error);
       inst.id = answer.result.instance_id;
       inst.drift = answer.result.drift_warning ?? null;
       return inst;
@@ -172,7 +173,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
    */
   async function recall(owner) {
     const answer = await run({ operation: "status" });
-    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    if (answer.error) throw coreError(answer.error);
     const mine = (answer.result?.instances ?? []).find((i) =>
       i.alive && i.pid === pid && i.host === os.hostname() && (i.sessions ?? []).includes(owner));
     return mine ? { id: mine.id, held: mine.files_claimed ?? [] } : null;
@@ -306,7 +307,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
           inst.lastBeat = Date.now();
           return {};
         }
-        if (beat.error.code !== "unknown_instance") throw Object.assign(new Error(beat.error.message), beat.error);
+        if (beat.error.code !== "unknown_instance") throw coreError(beat.error);
         // Judged gone by another machine: its claims were freed. Register again, claim anew.
         instances.delete(ownerOf(sessionID));
         inst = register(sessionID, { task, agent });
@@ -314,7 +315,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
         missing = patterns;
       }
       const answer = await run({ operation: "claim", instance_id: inst.id, files: missing, by: agent ?? null });
-      if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+      if (answer.error) throw coreError(answer.error);
       if (answer.result.status === "conflict") {
         const text = conflictText(answer.result.conflicts ?? [], mode());
         if (mode() === "advisory") return { notice: text };
@@ -343,7 +344,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
     inst.lastActivity = Date.now();
     const files = paths.map((p) => canonicalClaim(p, root));
     const answer = await run({ operation: "claim", instance_id: inst.id, files, by: agent ?? null });
-    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    if (answer.error) throw coreError(answer.error);
     if (answer.result.status === "ok") for (const p of files) if (!inst.held.includes(p)) inst.held.push(p);
     return answer.result;
   }
@@ -355,7 +356,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
     await inst.ready;
     const files = paths.map((p) => canonicalClaim(p, root));
     const answer = await run({ operation: "release", instance_id: inst.id, ...(all ? { all: true } : { files }), reason });
-    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    if (answer.error) throw coreError(answer.error);
     inst.held = all ? [] : inst.held.filter((p) => !files.includes(p));
     return answer.result;
   }
@@ -363,7 +364,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   /** Every instance on the machine and what it holds (`nso_claims`). */
   async function status() {
     const answer = await run({ operation: "status" });
-    if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+    if (answer.error) throw coreError(answer.error);
     return answer.result;
   }
 

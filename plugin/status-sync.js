@@ -9,7 +9,7 @@ import { loadWorkflowCore, reloadCore } from "./core-loader.js";
 import { isoNow } from "./nso-tools.js";
 import {
   ARCHIVE_STATE_FILE, SPECS_DIR, STATE_FILE, TODO_FILE, commit, exists, locate, locateEntry, lock, realRoot,
-  recoverLocked, stepper, syncError, unlock,
+  recoverLocked, stepper, syncError,
 } from "./sync-journal.js";
 
 export { recoverStatusSync } from "./sync-journal.js";
@@ -165,6 +165,6 @@ export async function runStatusSync({ worktree, op, args = {}, agent = "", like 
       taskNumber: p.task_number ?? undefined, steps: step.count(), recovered,
     };
   } finally {
-    unlock(handle);
+    await handle.release();
   }
 }

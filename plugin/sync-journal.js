@@ -3,31 +3,30 @@
 // a journal renamed into place as the commit point, the renames, and recovery after a crash.
 // status-sync.js plans and verifies; this module only moves bytes safely.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { randomHex, syncDir, tempBeside, writeDurable } from "./atomic-file.js";
+import { syncDir, tempBeside, writeDurable } from "./atomic-file.js";
 import { realPathInfo } from "./files.js";
-
-// Plain timers instead of node:timers/promises: importing that costs several milliseconds in
-// Bun, and the plugin's start pays for its imports.
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+import { nsoError } from "./errors.js";
+import { acquireLock, breakIfOwnerDead } from "./lock.js";
 
 export const SPECS_DIR = ".opencode/specs";
 export const TODO_FILE = `${SPECS_DIR}/TODO.md`;
 export const STATE_FILE = `${SPECS_DIR}/state.json`;
 export const ARCHIVE_STATE_FILE = `${SPECS_DIR}/archive/state.json`;
 const JOURNAL_FILE = ".opencode/logs/status-sync.journal.json";
-const LOCK_FILE = ".opencode/logs/status-sync.lock";
-/** A lock older than this is a leftover: a sync takes milliseconds. */
+/** The sync lock, a folder (see ./lock.js); the file `status-sync.lock` of older versions is not read. */
+const LOCK_DIR = ".opencode/logs/status-sync.lock.d";
+/** A lock not refreshed for this long is a leftover (its holder stopped). */
 const LOCK_STALE_MS = 30_000;
-const LOCK_WAIT_MS = 2_000;
+/** How long a sync waits for another to finish (syncs take milliseconds; a loaded machine, more). */
+const LOCK_WAIT_MS = 5_000;
 /** Temp files: `.<name>.nso-tmp-<pid>-<hex>`, next to their target (same file system). */
 const TEMP_NAME = /^\..+\.nso-tmp-\d+-[0-9a-f]+$/;
 
 /** An Error with a stable `code` and the `file` (project-relative) it is about. */
 export function syncError(code, file, message, line) {
   const where = line ? `${file}:${line}` : file;
-  return Object.assign(new Error(`${where}: ${message}`), { code, file, line });
+  return nsoError(code, `${where}: ${message}`, undefined, { file, line });
 }
 
 const within = (root, p) => p === root || p.startsWith(root + path.sep);
@@ -56,94 +55,24 @@ export const relTo = (root, abs) => path.relative(root, abs).split(path.sep).joi
 
 // --- lock ------------------------------------------------------------------------------
 
-function pidAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
-}
-
-/** The lock's holder `{pid, host, time, token}`, `{}` while it is being written, null if gone. */
-function lockHolder(file) {
-  try {
-    const text = fs.readFileSync(file, "utf8");
-    try {
-      return { ...JSON.parse(text), text };
-    } catch {
-      return { text };
-    }
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Breaks the lock if its holder is gone (same host, pid dead) or it is older than 30 s. The
- * lock is renamed away first, so of two breakers only one wins; one that took a fresh lock
- * by mistake (its content changed since it was judged) puts it back.
- */
-function breakIfStale(file, holder) {
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  if (!stat || !holder) return false;
-  const dead = holder.host === os.hostname() && Number.isInteger(holder.pid) && !pidAlive(holder.pid);
-  if (!dead && Date.now() - stat.mtimeMs < LOCK_STALE_MS) return false;
-  const aside = `${file}.stale-${process.pid}-${randomHex(4)}`;
-  try {
-    fs.renameSync(file, aside);
-  } catch {
-    return false; // someone else broke it first
-  }
-  const broken = fs.readFileSync(aside, "utf8") === holder.text;
-  if (!broken) {
-    try {
-      fs.linkSync(aside, file);
-    } catch {
-      // a third process holds the lock now; the one we took keeps its ownership check
-    }
-  }
-  fs.rmSync(aside, { force: true });
-  return broken;
-}
-
-/** Takes the exclusive sync lock (waits up to ~2 s); returns the handle for {@link unlock}. */
+/** Takes the exclusive sync lock (waits up to 5 s); returns its handle (`release()` frees it). */
 export async function lock(root) {
-  const file = locate(root, LOCK_FILE);
+  const dir = locate(root, LOCK_DIR);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
   } catch (error) {
-    throw syncError("sync_io", path.dirname(LOCK_FILE), `cannot be created (${error.code}); make .opencode writable.`);
+    throw syncError("sync_io", path.dirname(LOCK_DIR), `cannot be created (${error.code}); make .opencode writable.`);
   }
-  const token = `${process.pid}-${randomHex(6)}`;
-  const body = JSON.stringify({ pid: process.pid, host: os.hostname(), time: new Date().toISOString(), token });
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      fs.writeFileSync(file, body, { flag: "wx" });
-      return { file, token };
-    } catch (error) {
-      if (error.code !== "EEXIST") throw syncError("sync_io", LOCK_FILE, `cannot be created (${error.code}); make .opencode/logs writable.`);
-    }
-    const holder = lockHolder(file);
-    breakIfStale(file, holder);
-    if (Date.now() >= deadline) {
-      throw syncError("sync_locked", LOCK_FILE, `another status sync (pid ${holder?.pid ?? "?"}, since ${holder?.time ?? "?"}) ` +
-        `holds the lock; try again in a moment. If no sync is running, delete ${LOCK_FILE}.`);
-    }
-    await sleep(15 + Math.random() * 35);
-  }
-}
-
-/** Fails unless `handle` still owns the lock (it may have been broken as stale). */
-function assertLocked(handle) {
-  if (lockHolder(handle.file)?.token !== handle.token) {
-    throw syncError("sync_locked", LOCK_FILE, "this sync lost its lock (it took longer than 30 s and was taken over); nothing was written, run it again.");
-  }
-}
-
-export function unlock(handle) {
-  if (lockHolder(handle.file)?.token === handle.token) fs.rmSync(handle.file, { force: true });
+  return acquireLock(dir, {
+    staleMs: LOCK_STALE_MS,
+    waitMs: LOCK_WAIT_MS,
+    errors: {
+      locked: (holder) => syncError("sync_locked", LOCK_DIR, `another status sync (${holder}) holds the lock; try again in a moment. ` +
+        `If no sync is running, delete ${LOCK_DIR}.`),
+      lost: () => syncError("sync_locked", LOCK_DIR, "this sync lost its lock (it stalled and was taken over); nothing was written, run it again."),
+      io: (error) => syncError("sync_io", LOCK_DIR, `cannot be created (${error.code}); make .opencode/logs writable.`),
+    },
+  });
 }
 
 // --- durable writes ----------------------------------------------------------------------
@@ -201,7 +130,7 @@ export function commit(root, writes, moves, step, handle) {
     step();
     temps.push(temp);
     writeDurable(temp, `${JSON.stringify(journal, null, 2)}\n`);
-    assertLocked(handle);
+    handle.assertHeld();
     step();
     fs.renameSync(temp, journalAbs);
   } catch (error) {
@@ -347,8 +276,7 @@ export async function recoverStatusSync(worktree) {
   const root = realRoot(worktree);
   let lockBroken = false;
   try {
-    const file = locate(root, LOCK_FILE);
-    lockBroken = breakIfStale(file, lockHolder(file));
+    lockBroken = breakIfOwnerDead(locate(root, LOCK_DIR));
   } catch {
     // the logs folder is outside the project: a sync there is refused anyway
   }
@@ -357,6 +285,6 @@ export async function recoverStatusSync(worktree) {
   try {
     return { ...recoverLocked(root), lockBroken };
   } finally {
-    unlock(handle);
+    await handle.release();
   }
 }

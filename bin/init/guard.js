@@ -14,6 +14,7 @@ import { procStat, processStartToken } from "../../plugin/conductor/liveness.js"
 import { runConductor } from "../../plugin/conductor/store.js";
 import { loadCore } from "../../plugin/core-loader.js";
 import { decideCall, notEnforcingText } from "../../plugin/decision.js";
+import { coreError } from "../../plugin/errors.js";
 import { realPathInfo } from "../../plugin/files.js";
 import * as logFiles from "../../plugin/logs.js";
 import { loadPolicy } from "../replay/replay.js";
@@ -200,7 +201,7 @@ export async function readClaimInstances(settings, root) {
     const { openStore, closeStores } = await import("../../plugin/conductor/stores.js");
     try {
       const answer = await openStore(settings, { root }).run({ op: { operation: "status" }, ttlSeconds: settings.ttlSeconds ?? 600 });
-      if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+      if (answer.error) throw coreError(answer.error);
       return answer.result.instances ?? [];
     } finally {
       await closeStores();
@@ -210,7 +211,7 @@ export async function readClaimInstances(settings, root) {
   // No state yet: nobody has claimed anything (and the guard creates no folder).
   if (!fs.existsSync(path.join(home, STATUS_FILE))) return [];
   const answer = await runConductor({ home, op: { operation: "status" }, ttlSeconds: settings?.ttlSeconds ?? 600 });
-  if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
+  if (answer.error) throw coreError(answer.error);
   return answer.result.instances ?? [];
 }
 

@@ -161,7 +161,7 @@ fn engine_pc() -> Engine {
 /// The engine with the shipped status machines, as the plugin runs it.
 fn governed() -> Engine {
     let mut e = Engine::new(Policy::preset("proofchecker").expect("preset compiles"));
-    e.set_status(None);
+    nso::status::govern(&mut e, None);
     e
 }
 

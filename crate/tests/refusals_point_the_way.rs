@@ -178,7 +178,7 @@ fn a_rewrite_of_the_ledger_points_to_nso_decide_and_names_nobody() {
         Some(r#"{"authority": {"preset": "nso"}}"#),
     )
     .expect("config");
-    let mut e = nso::continuity::project_engine(&config, ".opencode/nso.json").expect("engine");
+    let mut e = nso::config::project_engine(&config, ".opencode/nso.json").expect("engine");
     for agent in ["oracle", "build"] {
         let m = refusal(
             &mut e,
@@ -198,7 +198,7 @@ fn audit_mode_relaxes_the_policy_not_nsos_guarantees() {
     for preset in ["nso", "kord", "proofchecker"] {
         let text = format!(r#"{{"authority": {{"preset": "{preset}", "mode": "audit"}}}}"#);
         let config = nso::config::parse(".opencode/nso.json", Some(&text)).expect("config");
-        let mut e = nso::continuity::project_engine(&config, ".opencode/nso.json").expect("engine");
+        let mut e = nso::config::project_engine(&config, ".opencode/nso.json").expect("engine");
         let agent = match preset {
             "kord" => "dev",
             "proofchecker" => "implementer",
@@ -226,7 +226,7 @@ fn audit_mode_relaxes_the_policy_not_nsos_guarantees() {
     }
     let text = r#"{"authority": {"preset": "proofchecker", "mode": "audit"}}"#;
     let config = nso::config::parse(".opencode/nso.json", Some(text)).expect("config");
-    let mut e = nso::continuity::project_engine(&config, ".opencode/nso.json").expect("engine");
+    let mut e = nso::config::project_engine(&config, ".opencode/nso.json").expect("engine");
     let d = decide(
         &mut e,
         "implementer",

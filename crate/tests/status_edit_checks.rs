@@ -58,7 +58,7 @@ fn spec_example_message() {
     assert_eq!(code, BlockCode::StatusIllegalTransition);
     assert_eq!(
         msg,
-        "NSO blocked edit for @dev: docs/kord/stories/s1.md moves story from DRAFT to DONE, which is not a legal transition. From DRAFT the legal next state is READY (by @sm or @po)."
+        "NSO blocked edit for @dev: docs/kord/stories/s1.md moves story from DRAFT to DONE, which is not a legal transition. From DRAFT the legal next state is READY (by @sm or @po). You (@dev) may make none of them."
     );
 }
 

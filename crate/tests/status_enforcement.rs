@@ -13,7 +13,7 @@ const PENDING: &str = "# Task Status: build_20260208_auth_abc123\n\n- Status: PE
 
 fn governed(preset: &str) -> Engine {
     let mut e = Engine::new(Policy::preset(preset).expect("preset compiles"));
-    e.set_status(None);
+    nso::status::govern(&mut e, None);
     e
 }
 
@@ -158,7 +158,7 @@ fn deleting_a_file_in_a_non_terminal_state_is_refused() {
         }}})),
     )
     .expect("machine compiles");
-    e.set_status(Some(status));
+    nso::status::govern(&mut e, Some(status));
     let path = "tickets/t1.md";
     let del = req("w", "bash", json!({"command": format!("rm {path}")}));
     let m = blocked_message(
@@ -179,7 +179,7 @@ fn deleting_a_file_in_a_non_terminal_state_is_refused() {
     assert!(e.required_content(&other).is_empty());
     assert_ne!(e.evaluate(&other).verdict, Verdict::Block);
     // Governance off.
-    e.set_status(Some(StatusConfig::disabled()));
+    nso::status::govern(&mut e, Some(StatusConfig::disabled()));
     let r = edit("w", path, "Status: OPEN", "Status: NOPE");
     assert!(e.required_content(&r).is_empty());
     assert_ne!(e.evaluate(&r).verdict, Verdict::Block);
@@ -190,7 +190,7 @@ fn todo_md_moves_point_to_the_atomic_sync() {
     let cfg = r#"{"preset": "none", "name": "p", "agents": {"researcher": {}},
         "rules": [{"id": "p.all", "agents": ["researcher"], "ops": ["write", "create"], "paths": ["**"], "effect": "allow"}]}"#;
     let mut e = engine_with(cfg);
-    e.set_status(None);
+    nso::status::govern(&mut e, None);
     let todo = include_str!("fixtures/status/TODO.md");
     let path = ".opencode/specs/TODO.md";
     let r = with_content(
@@ -253,4 +253,33 @@ fn under_kord_the_dev_agents_execute_and_kord_retries() {
         "{m}"
     );
     assert_ne!(e.evaluate(&retry("kord")).verdict, Verdict::Block);
+}
+
+#[test]
+fn a_refused_move_names_the_moves_this_agent_may_make_and_the_tool() {
+    let e = governed("nso");
+    // builder may start or block a pending task; its jump to COMPLETE is refused.
+    let r = edit("builder", STATUS, "Status: PENDING", "Status: COMPLETE");
+    let m = blocked_message(&e, &with_content(r, STATUS, Some(PENDING)));
+    assert!(
+        m.contains("You (@builder) may move it to IN_PROGRESS or BLOCKED."),
+        "{m}"
+    );
+    assert!(m.contains("with the edit tool, change only the status"), "{m}");
+    // build acts like builder: its moves are builder's.
+    let r = edit("build", STATUS, "Status: PENDING", "Status: COMPLETE");
+    let m = blocked_message(&e, &with_content(r, STATUS, Some(PENDING)));
+    assert!(
+        m.contains("You (@build) may move it to IN_PROGRESS or BLOCKED."),
+        "{m}"
+    );
+    // The delegator may not start the task: none of the moves from PENDING are its own.
+    let r = edit("oracle", STATUS, "Status: PENDING", "Status: IN_PROGRESS");
+    let d = e.evaluate(&with_content(r, STATUS, Some(PENDING)));
+    if d.verdict == Verdict::Block {
+        let m = d.message.expect("a block has a message");
+        if m.contains("legal next state") {
+            assert!(m.contains("You (@oracle) may make none of them."), "{m}");
+        }
+    }
 }

@@ -64,7 +64,7 @@ pub fn load(text: Option<&str>) -> Result<Loaded, (Failure, Option<Box<Config>>)
         };
         (failure, None)
     })?;
-    let mut engine = match nso::continuity::project_engine(&config, CONFIG_FILE) {
+    let mut engine = match nso::config::project_engine(&config, CONFIG_FILE) {
         Ok(engine) => engine,
         Err(errors) => return Err((policy_failure(&errors), None)),
     };

@@ -4,16 +4,13 @@
 // also refuses every other change of it, to every agent and tool).
 import fs from "node:fs";
 import path from "node:path";
+import { nsoError } from "../errors.js";
+import { acquireLock } from "../lock.js";
 
 const LOCK_STALE_MS = 10_000;
-const LOCK_RETRIES = { retries: 60, factor: 1.3, minTimeout: 15, maxTimeout: 250, randomize: true };
-
-let lockfile = null;
 
 /** A ledger problem with a stable `code` and a `fix`. */
-export function ledgerError(code, message, fix) {
-  return Object.assign(new Error(message), { code, fix });
-}
+export const ledgerError = nsoError;
 
 /** The ledger text, or "" when the file does not exist yet. */
 export function readLedger(file) {
@@ -25,24 +22,29 @@ export function readLedger(file) {
   }
 }
 
-/** Runs `fn()` holding the ledger's lock (`<ledger>.lock`, a folder made by proper-lockfile). */
+/**
+ * Runs `fn(lock)` holding the ledger's lock (`<ledger>.lock`, a folder; NSO's one lock module).
+ * `fn` calls `lock.assertHeld()` right before it writes.
+ */
 export async function withLedgerLock(file, fn, { staleMs = LOCK_STALE_MS } = {}) {
-  lockfile ??= (await import("proper-lockfile")).default;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  let release;
+  const dir = `${file}.lock`;
+  const locked = (why) => ledgerError("ledger_locked", `the decision ledger ${file} is locked by another writer (${why}).`,
+    `try again in a moment; if no NSO is writing, remove ${dir}.`);
+  const lock = await acquireLock(dir, {
+    staleMs,
+    waitMs: staleMs + 5_000, // more than staleMs: a stale lock is always broken before giving up
+    errors: {
+      locked: (holder) => locked(holder),
+      lost: () => ledgerError("ledger_locked", `the decision ledger's lock ${dir} was taken over while this writer held it; nothing was written.`,
+        "record the decision again."),
+      io: (error) => locked(error.code ?? error.message),
+    },
+  });
   try {
-    release = await lockfile.lock(file, {
-      realpath: false, lockfilePath: `${file}.lock`, stale: staleMs, update: Math.min(2_000, staleMs / 2), retries: LOCK_RETRIES,
-      onCompromised: () => {}, // the append is one write: a lost lock cannot leave half an entry
-    });
-  } catch (error) {
-    throw ledgerError("ledger_locked", `the decision ledger ${file} is locked by another writer (${error.code ?? error.message}).`,
-      `try again in a moment; if no NSO is writing, remove ${file}.lock.`);
-  }
-  try {
-    return await fn();
+    return await fn(lock);
   } finally {
-    await release().catch(() => {});
+    await lock.release();
   }
 }
 
@@ -53,7 +55,7 @@ export async function withLedgerLock(file, fn, { staleMs = LOCK_STALE_MS } = {})
  * `staleMs`: a lock older than this is taken over (its holder died).
  */
 export async function appendDecision({ wf, file, entry, now, authorize, staleMs }) {
-  return withLedgerLock(file, async () => {
+  return withLedgerLock(file, async (lock) => {
     const current = readLedger(file);
     let out;
     try {
@@ -62,7 +64,8 @@ export async function appendDecision({ wf, file, entry, now, authorize, staleMs 
       throw ledgerError(error.code ?? "ledger_entry", error.message, error.fix ?? "correct the decision and try again.");
     }
     const refusal = await authorize?.(current + out.appendText);
-    if (refusal) throw Object.assign(ledgerError("authority", refusal, ""), { name: "NSOBlock" });
+    if (refusal) throw ledgerError("authority", refusal, "", { name: "NSOBlock" });
+    lock.assertHeld(); // a writer that stalled past staleMs may not append: its id may be taken
     const fd = fs.openSync(file, "a");
     try {
       fs.writeSync(fd, out.appendText);

@@ -8,7 +8,7 @@ import path from "node:path";
 import { loadCore } from "../../plugin/core-loader.js";
 import { runConductor } from "../../plugin/conductor/store.js";
 import { processStartToken } from "../../plugin/conductor/liveness.js";
-import { STALE_MS } from "../../plugin/conductor/lock.js";
+import { STALE_MS } from "../../plugin/lock.js";
 import { checkState, jsonLines, scratch, spawnWorker } from "./conductor/spawn.mjs";
 
 const { conductorIntersects } = loadCore();

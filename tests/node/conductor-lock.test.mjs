@@ -1,4 +1,4 @@
-// The conductor's inter-process lock (plugin/conductor/lock.js) with real processes: mutual
+// The conductor's inter-process lock (plugin/lock.js) with real processes: mutual
 // exclusion under contention, a SIGKILLed holder, a stopped holder, the stale-takeover race.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -6,7 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { acquireLock, guardedFs, LOCK_NAME, STALE_MS } from "../../plugin/conductor/lock.js";
+import { acquireLock, LOCK_NAME } from "../../plugin/conductor/lock.js";
+import { guardedFs, STALE_MS } from "../../plugin/lock.js";
 
 const WORKER = new URL("./conductor/lock-worker.mjs", import.meta.url).pathname;
 const tempHome = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-conductor-lock-")));

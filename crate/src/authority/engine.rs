@@ -155,24 +155,6 @@ impl Engine {
         self.status_oracle = Some(oracle);
     }
 
-    /// Native convenience: status machines checked in-process (`None`: the shipped ones).
-    /// The wasm build instead asks the lazily loaded workflow package, so the machines do
-    /// not weigh on the plugin's start.
-    pub fn set_status(&mut self, status: Option<crate::status::StatusConfig>) {
-        let config = status.unwrap_or_default();
-        let globs: Vec<String> = if config.enabled {
-            config
-                .machines
-                .iter()
-                .flat_map(|m| m.def.files.iter().flat_map(|b| b.globs.iter().cloned()))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        self.set_status_scope(&globs);
-        self.set_status_oracle(std::rc::Rc::new(config));
-    }
-
     /// Whether a status machine may govern the project-relative path `rel`.
     pub(super) fn status_scoped(&self, rel: &str) -> bool {
         self.status_globs

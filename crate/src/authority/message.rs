@@ -609,8 +609,8 @@ fn instead_text(
             "report this to the person: the host named no agent for this call. In OpenCode the NSO plugin learns the agent from chat.params, and none arrived for this session (restart the session after the plugin has loaded; an agent OpenCode reports under another name can be declared in .opencode/nso.json, e.g. {{\"agents\": {{\"{}\": {{\"displayNames\": [\"Name As Shown\"]}}}}}}); in Claude Code the main agent is the one .opencode/nso.json names in claudeCode.mainAgent (`nso init claude-code --main-agent NAME`)",
             example_agent(names)
         ),
-        By::Status { .. } if is_task_list(&action.target) => "make only a move listed above; to move a task in TODO.md and state.json together, use the nso_status_set tool (or `nso status set <number> <STATUS>`), which checks the move and writes both files atomically".to_string(),
-        By::Status { .. } => "make only a move listed above, and leave the rest of the status untouched".to_string(),
+        By::Status { .. } if is_task_list(&action.target) => "move the task with the nso_status_set tool (or `nso status set <number> <STATUS>`), to a state you may move it to (above); it checks the move and writes TODO.md and state.json together".to_string(),
+        By::Status { .. } => "with the edit tool, change only the status, to a state you may move it to (above), and leave the rest of the status untouched".to_string(),
         By::Outside => "keep the change inside the project; a folder outside it is allowed only when the person adds it to outsideProject.allow in .opencode/nso.json".to_string(),
         By::Invalid(_) => "use a path inside the project, relative to it or absolute".to_string(),
         By::AppendOnly(_) => "add your text at the end without touching what is there: an edit whose oldString is the file's last lines and whose newString is those lines plus your addition, or append with `>>`".to_string(),

@@ -90,7 +90,7 @@ impl Nso {
     pub fn new(config_file: &str, config_text: Option<String>) -> Result<Nso, JsValue> {
         let config =
             config::parse(config_file, config_text.as_deref()).map_err(|e| config_error(&e))?;
-        let engine = crate::continuity::project_engine(&config, config_file)
+        let engine = crate::config::project_engine(&config, config_file)
             .map_err(|e| policy_error(config_file, &e))?;
         Ok(Nso {
             config,

@@ -761,6 +761,23 @@ mod tests {
     }
 }
 
+/// The authority engine of a project's config, as every host builds it: the policy (with the
+/// ledger's guarantees, [`crate::continuity::policy_with_ledger`], while continuity is on) and the files status
+/// machines govern. `source` names the config file in messages.
+pub fn project_engine(
+    config: &Config,
+    source: &str,
+) -> Result<crate::authority::Engine, crate::authority::ConfigErrors> {
+    let policy = if config.continuity.enabled {
+        crate::continuity::policy_with_ledger(&config.authority, source, &config.continuity.ledger)
+    } else {
+        crate::authority::Policy::from_config_value(&config.authority, source, "authority")
+    }?;
+    let mut engine = crate::authority::Engine::new(policy);
+    engine.set_status_scope(&config.status_scope());
+    Ok(engine)
+}
+
 #[cfg(test)]
 pub(crate) mod schema_tests {
     use super::*;

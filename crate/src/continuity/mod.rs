@@ -111,23 +111,6 @@ pub const LEDGER_AREA: &str = "nso.continuity.ledger";
 /// Id of the rule NSO adds so that every agent may record decisions with `nso_decide`.
 pub const LEDGER_RULE: &str = "nso.continuity.ledger.record";
 
-/// The authority engine of a project's config, as every host builds it: the policy (with the
-/// ledger's guarantees, [`policy_with_ledger`], while continuity is on) and the files status
-/// machines govern. `source` names the config file in messages.
-pub fn project_engine(
-    config: &crate::config::Config,
-    source: &str,
-) -> Result<crate::authority::Engine, crate::authority::ConfigErrors> {
-    let policy = if config.continuity.enabled {
-        policy_with_ledger(&config.authority, source, &config.continuity.ledger)
-    } else {
-        crate::authority::Policy::from_config_value(&config.authority, source, "authority")
-    }?;
-    let mut engine = crate::authority::Engine::new(policy);
-    engine.set_status_scope(&config.status_scope());
-    Ok(engine)
-}
-
 /// The project's policy with the decision ledger's guarantees added, from the `authority`
 /// section of the config (`ledger`: the ledger's project-relative path):
 ///

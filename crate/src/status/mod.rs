@@ -116,3 +116,22 @@ pub use sync::{
     plan_archive, plan_new_task, plan_status_sync, verify_sync, SyncError, SyncInputs, SyncPlan,
 };
 pub use transition::{check_edit, BlockCode, EditVerdict};
+
+/// Lets `engine` check status changes in-process against `status` (`None`: the shipped
+/// machines): the files the machines govern, and the machines as its oracle. The wasm build
+/// instead asks the lazily loaded workflow package, so the machines do not weigh on the
+/// plugin's start. Status depends on authority, never the other way round.
+pub fn govern(engine: &mut crate::authority::Engine, status: Option<StatusConfig>) {
+    let config = status.unwrap_or_default();
+    let globs: Vec<String> = if config.enabled {
+        config
+            .machines
+            .iter()
+            .flat_map(|m| m.def.files.iter().flat_map(|b| b.globs.iter().cloned()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    engine.set_status_scope(&globs);
+    engine.set_status_oracle(std::rc::Rc::new(config));
+}

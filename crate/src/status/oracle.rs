@@ -4,7 +4,7 @@
 
 use super::extract::extract;
 use super::machine::{Machine, StatusConfig};
-use super::transition::{check_edit, legal_sentence, show_state, BlockCode, EditVerdict};
+use super::transition::{check_edit_for, legal_sentence, show_state, BlockCode, EditVerdict};
 use crate::authority::{StatusAnswer, StatusOracle, StatusQuery};
 
 /// The verdict of the machines in `config` on `query`.
@@ -22,11 +22,13 @@ pub fn answer(query: &StatusQuery, config: &StatusConfig) -> StatusAnswer {
             allowed: false,
             machine: Some(machine.name.clone()),
             builtin: machine.builtin,
-            detail: describe(machine, &query.file, query.old.as_deref()),
+            detail: describe(machine, &query.file, query.old.as_deref(), &query.agents),
         };
     }
-    let check =
-        |agent: &str| check_edit(&query.file, query.old.as_deref(), &query.new, agent, config);
+    let who: Vec<&str> = query.agents.iter().map(String::as_str).collect();
+    let check = |agent: &str| {
+        check_edit_for(&query.file, query.old.as_deref(), &query.new, agent, &who, config)
+    };
     let first = query.agents.first().map(String::as_str).unwrap_or("");
     let mut verdict = check(first);
     for other in query.agents.iter().skip(1) {
@@ -73,7 +75,8 @@ pub fn answer(query: &StatusQuery, config: &StatusConfig) -> StatusAnswer {
 
 /// The current state of a governed file and the legal moves from it (for refusals of
 /// changes NSO cannot see).
-fn describe(machine: &Machine, file: &str, old: Option<&str>) -> String {
+fn describe(machine: &Machine, file: &str, old: Option<&str>, agents: &[String]) -> String {
+    let who: Vec<&str> = agents.iter().map(String::as_str).collect();
     let Some(binding) = machine.binding_for(file) else {
         return String::new();
     };
@@ -93,7 +96,7 @@ fn describe(machine: &Machine, file: &str, old: Option<&str>) -> String {
             Some(s) => format!(
                 "{file} is in {}. {}",
                 show_state(ex, machine.state_name(s)),
-                legal_sentence(machine, ex, s)
+                legal_sentence(machine, ex, s, &who)
             ),
             None => format!(
                 "{file} has status `{}`, which names no state of {}.",

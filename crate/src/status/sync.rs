@@ -846,6 +846,9 @@ pub fn plan_status_sync(inputs: &SyncInputs, config: &StatusConfig) -> Result<Sy
                 from,
                 target,
                 &p,
+                &std::iter::once(inputs.agent.as_str())
+                    .chain(inputs.like.iter().map(String::as_str))
+                    .collect::<Vec<_>>(),
             );
             let a = norm_agent(&inputs.agent);
             return Err(err(

@@ -223,8 +223,15 @@ pub(crate) fn legal_moves(machine: &Machine, from: usize) -> Vec<LegalMove> {
         .collect()
 }
 
-/// "From DRAFT the legal next state is READY (by @sm or @po)."
-pub(crate) fn legal_sentence(machine: &Machine, extractor: &Extractor, from: usize) -> String {
+/// "From DRAFT the legal next state is READY (by @sm or @po)." followed, for the agents
+/// `who` (an agent and the agents it acts like; none: unknown), by the moves they may make
+/// themselves: "You (@sm) may move it to READY." or "You (@dev) may make none of them."
+pub(crate) fn legal_sentence(
+    machine: &Machine,
+    extractor: &Extractor,
+    from: usize,
+    who: &[&str],
+) -> String {
     let moves = legal_moves(machine, from);
     let from_s = show_state(extractor, machine.state_name(from));
     if moves.is_empty() {
@@ -240,13 +247,34 @@ pub(crate) fn legal_sentence(machine: &Machine, extractor: &Extractor, from: usi
             )
         })
         .collect();
-    if parts.len() == 1 {
+    let all = if parts.len() == 1 {
         format!("From {from_s} the legal next state is {}.", parts[0])
     } else {
         format!(
             "From {from_s} the legal next states are {}.",
             join_or(&parts, "and")
         )
+    };
+    match who.iter().find(|a| !a.trim().is_empty()) {
+        Some(agent) => format!("{all} {}", own_moves(machine, extractor, from, who, agent)),
+        None => all,
+    }
+}
+
+/// The moves from `from` that one of `who` may make, as a sentence addressed to `agent`.
+fn own_moves(machine: &Machine, extractor: &Extractor, from: usize, who: &[&str], agent: &str) -> String {
+    let mine: Vec<String> = machine
+        .transitions_from(from)
+        .into_iter()
+        .filter(|&t| who.iter().any(|a| machine.agent_allowed(t, a)))
+        .filter_map(|t| machine.transition(t))
+        .map(|(_, _, to)| show_state(extractor, machine.state_name(to)))
+        .collect();
+    let you = format!("You (@{})", agent.trim_start_matches('@'));
+    if mine.is_empty() {
+        format!("{you} may make none of them.")
+    } else {
+        format!("{you} may move it to {}.", join_or(&mine, "or"))
     }
 }
 
@@ -267,10 +295,11 @@ pub(crate) fn move_problem_sentence(
     from: usize,
     to: usize,
     problem: &MoveProblem,
+    who: &[&str],
 ) -> (BlockCode, String) {
     let f = show_state(extractor, machine.state_name(from));
     let t = show_state(extractor, machine.state_name(to));
-    let legal = legal_sentence(machine, extractor, from);
+    let legal = legal_sentence(machine, extractor, from, who);
     let tlabel = machine
         .transition_between(from, to)
         .and_then(|i| machine.transition(i))
@@ -333,6 +362,19 @@ pub fn check_edit(
     old_text: Option<&str>,
     new_text: &str,
     agent: &str,
+    config: &StatusConfig,
+) -> EditVerdict {
+    check_edit_for(file_path, old_text, new_text, agent, &[agent], config)
+}
+
+/// [`check_edit`] by `agent`, whose refusals tell the moves any of `who` (the agent and the
+/// agents it acts like) may make.
+pub(crate) fn check_edit_for(
+    file_path: &str,
+    old_text: Option<&str>,
+    new_text: &str,
+    agent: &str,
+    who: &[&str],
     config: &StatusConfig,
 ) -> EditVerdict {
     let file = normalize_path(file_path);
@@ -444,7 +486,7 @@ pub fn check_edit(
                         } else {
                             "removes the status of"
                         };
-                        violations.push(removed(machine, ex, &file, &label, o.line, s, verb));
+                        violations.push(removed(machine, ex, &file, &label, o.line, s, verb, who));
                     }
                 }
                 continue;
@@ -470,6 +512,7 @@ pub fn check_edit(
                             o.line,
                             s,
                             "removes the status of",
+                            who,
                         ));
                     }
                 }
@@ -489,7 +532,7 @@ pub fn check_edit(
                     .map(|s| show_state(ex, &s.name))
                     .collect();
                 let tail = match old_state {
-                    Some(f) => legal_sentence(machine, ex, f),
+                    Some(f) => legal_sentence(machine, ex, f, who),
                     None => format!(
                         "A new {} must start in {}.",
                         machine.def.noun,
@@ -577,7 +620,7 @@ pub fn check_edit(
                         }),
                         Err(p) => {
                             let (code, message) =
-                                move_problem_sentence(machine, ex, &file, &label, from, to, &p);
+                                move_problem_sentence(machine, ex, &file, &label, from, to, &p, who);
                             violations.push(mk(
                                 code,
                                 &label,
@@ -604,6 +647,7 @@ fn removed(
     line: usize,
     s: usize,
     verb: &str,
+    who: &[&str],
 ) -> Violation {
     let terminals: Vec<usize> = (0..machine.state_count())
         .filter(|&i| machine.is_terminal(i))
@@ -633,7 +677,7 @@ fn removed(
         message: format!(
             "{file} {verb} {label} while it is {}; {finals} {what}. {}",
             show_state(ex, machine.state_name(s)),
-            legal_sentence(machine, ex, s)
+            legal_sentence(machine, ex, s, who)
         ),
     }
 }
