@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomHex, syncDir, tempBeside, writeDurable } from "./atomic-file.js";
 import { realPathInfo } from "./files.js";
+import { makeStateDir } from "./state-dirs.js";
 
 // Plain timers instead of node:timers/promises: importing that costs several milliseconds in
 // Bun, and the plugin's start pays for its imports.
@@ -111,7 +112,7 @@ function breakIfStale(file, holder) {
 export async function lock(root) {
   const file = locate(root, LOCK_FILE);
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeStateDir(path.dirname(file), { root });
   } catch (error) {
     throw syncError("sync_io", path.dirname(LOCK_FILE), `cannot be created (${error.code}); make .opencode writable.`);
   }

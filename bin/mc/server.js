@@ -12,6 +12,7 @@ import { COOKIE, newToken, refusal } from "./access.js";
 import { ActionError, forceClaims, releaseClaims } from "./actions.js";
 import { createLedgers } from "./ledger.js";
 import { createLive } from "./live.js";
+import { serverAnswers } from "./inspector.js";
 import { inspect } from "./model.js";
 
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), "public");
@@ -122,12 +123,15 @@ export async function startServer({ home, port = 0, token = newToken(), liveOpti
     return row;
   }
 
-  function inspectRow(key) {
+  async function inspectRow(key) {
     const row = rowOf(key);
-    const details = inspect({ feeds: live.feeds(), key, home: dir, snapshot: live.snapshot() }) ?? {};
-    const registry = live.snapshot()?.registry ?? [];
-    const conductor = registry.find((r) => r.id === row.conductorId) ?? null;
-    return { ...details, row: details.row ?? row, conductor, claims: details.claims ?? row.claims };
+    const snapshot = live.snapshot();
+    const details = inspect({ feeds: live.feeds(), key, home: dir, snapshot }) ?? {};
+    const conductor = (snapshot?.registry ?? []).find((r) => r.id === row.conductorId) ?? null;
+    // `opencode attach` is offered only when the instance's server answers for the session now.
+    const serverUrl = snapshot?.instances?.find((i) => i.key === row.instance)?.serverUrl;
+    const attach = details.attach && row.state !== "dead" && (await serverAnswers(serverUrl, row.session)) ? details.attach : null;
+    return { ...details, row: details.row ?? row, conductor, claims: details.claims ?? row.claims, attach };
   }
 
   async function act(req, res, what) {
@@ -160,7 +164,7 @@ export async function startServer({ home, port = 0, token = newToken(), liveOpti
     if (ASSETS[route]) return send(res, 200, ...assets[route]);
     if (route === "/events") return events(req, res);
     if (route === "/api/snapshot") return send(res, 200, live.snapshot());
-    if (route === "/api/inspect") return send(res, 200, inspectRow(url.searchParams.get("key") ?? ""));
+    if (route === "/api/inspect") return send(res, 200, await inspectRow(url.searchParams.get("key") ?? ""));
     if (route === "/api/decisions") {
       const root = url.searchParams.get("root") ?? "";
       const known = new Set((live.snapshot()?.instances ?? []).map((i) => i.root).filter(Boolean));
