@@ -17,6 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomHex } from "../atomic-file.js";
+import { loadDependency } from "../dependencies.js";
 import { isProcessAlive, processStartToken } from "./liveness.js";
 
 export const LOCK_NAME = "status.lock";
@@ -169,7 +170,7 @@ let lockfile;
 export async function acquireLock(home, { staleMs = STALE_MS, waitMs = WAIT_MS } = {}) {
   const dir = path.join(home, LOCK_NAME);
   ownStartToken ??= processStartToken(process.pid);
-  lockfile ??= (await import("proper-lockfile")).default;
+  lockfile ??= (await loadDependency(() => import("proper-lockfile"))).default;
   const deadline = Date.now() + waitMs;
   let pause = 4;
   for (;;) {

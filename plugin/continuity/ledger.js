@@ -4,6 +4,7 @@
 // also refuses every other change of it, to every agent and tool).
 import fs from "node:fs";
 import path from "node:path";
+import { loadDependency } from "../dependencies.js";
 
 const LOCK_STALE_MS = 10_000;
 const LOCK_RETRIES = { retries: 60, factor: 1.3, minTimeout: 15, maxTimeout: 250, randomize: true };
@@ -27,7 +28,7 @@ export function readLedger(file) {
 
 /** Runs `fn()` holding the ledger's lock (`<ledger>.lock`, a folder made by proper-lockfile). */
 export async function withLedgerLock(file, fn, { staleMs = LOCK_STALE_MS } = {}) {
-  lockfile ??= (await import("proper-lockfile")).default;
+  lockfile ??= (await loadDependency(() => import("proper-lockfile"))).default;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   let release;
   try {
