@@ -57,6 +57,13 @@ export function readLedger(root) {
   }
 }
 
+/** `dir` when it exists, else its nearest existing parent, not above `root`. */
+function nearestFolder(root, dir) {
+  let d = dir;
+  while (!fs.existsSync(d) && d !== root && path.dirname(d) !== d) d = path.dirname(d);
+  return d;
+}
+
 /**
  * Reads ledgers and watches the folders of those read; `onChange(root)` on a change. A ledger
  * whose folder does not exist yet is watched through its nearest existing folder inside the
