@@ -40,7 +40,7 @@ function snapshot(dir) {
     for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = `${rel}/${d.name}`;
       if (d.isDirectory()) walk(r);
-      else if (/^\.opencode\/logs\/[^/]+\.(log|jsonl)$/.test(r)) continue;
+      else if (/^\.opencode\/logs\/([^/]+\.(log|jsonl)|\.gitignore)$/.test(r)) continue;
       else out[r] = fs.readFileSync(path.join(dir, r), "utf8");
     }
   };
