@@ -8,6 +8,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHome } from "../../plugin/conductor/home.js";
+import { makeStateDir } from "../../plugin/state-dirs.js";
 import { COOKIE, newToken, refusal } from "./access.js";
 import { ActionError, forceClaims, releaseClaims } from "./actions.js";
 import { createLedgers } from "./ledger.js";
@@ -83,7 +84,7 @@ function readJson(req) {
  */
 export async function startServer({ home, port = 0, token = newToken(), liveOptions = {}, errorLog = (t) => console.error(`nso mc: ${t}`) } = {}) {
   const dir = ensureHome(home);
-  fs.mkdirSync(path.join(dir, "activity"), { recursive: true, mode: 0o700 });
+  makeStateDir(path.join(dir, "activity"), { mode: 0o700 });
   const assets = Object.fromEntries(Object.entries(ASSETS).map(([route, [file, type]]) => [route, [fs.readFileSync(path.join(PUBLIC, file)), type]]));
   const page = fs.readFileSync(path.join(PUBLIC, "index.html"), "utf8");
   const clients = new Set();
