@@ -128,7 +128,10 @@ mod tests {
         std::fs::create_dir_all(root.join("mine")).unwrap();
         std::fs::write(root.join("mine/.gitignore"), "x\n").unwrap();
         Logs::new(&root, Some("mine")).decision("b");
-        assert_eq!(std::fs::read_to_string(root.join("mine/.gitignore")).unwrap(), "x\n");
+        assert_eq!(
+            std::fs::read_to_string(root.join("mine/.gitignore")).unwrap(),
+            "x\n"
+        );
         Logs::new(&root, Some(".")).decision("c");
         Logs::new(&root, Some(".opencode")).decision("d");
         make_state_dir(&root, &root.join("sub")).unwrap();

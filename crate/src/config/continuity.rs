@@ -131,8 +131,7 @@ pub(super) fn parse(ctx: &Ctx, v: &Value) -> Result<ContinuityConfig, ConfigErro
             ctx.positive(v, "continuity.rawOutputBytes", 16 * 1024 * 1024)? as usize;
     }
     if let Some(v) = o.get("laneMaxBytes") {
-        c.lane_max_bytes =
-            ctx.positive(v, "continuity.laneMaxBytes", 1024 * 1024 * 1024)? as usize;
+        c.lane_max_bytes = ctx.positive(v, "continuity.laneMaxBytes", 1024 * 1024 * 1024)? as usize;
     }
     if let Some(v) = o.get("flushMs") {
         c.flush_ms = ctx.positive(v, "continuity.flushMs", 60_000)?;
@@ -269,6 +268,10 @@ mod tests {
             (r#"{"continuity":{"ledger":"notes/"}}"#, "continuity.ledger"),
             (r#"{"continuity":{"flushMs":0}}"#, "continuity.flushMs"),
             (
+                r#"{"continuity":{"laneMaxBytes":0}}"#,
+                "continuity.laneMaxBytes",
+            ),
+            (
                 r#"{"continuity":{"handoff":{"lines":"40"}}}"#,
                 "continuity.handoff.lines",
             ),
@@ -296,7 +299,7 @@ mod tests {
     #[test]
     fn values_are_read() {
         let c = parse_text(
-            r#"{"continuity":{"ledger":"docs/decisions.md","transcripts":false,
+            r#"{"continuity":{"ledger":"docs/decisions.md","transcripts":false,"laneMaxBytes":4096,
                 "handoff":{"lines":12,"atSessionStart":false}}}"#,
         )
         .unwrap()
@@ -304,6 +307,7 @@ mod tests {
         assert_eq!(c.ledger, "docs/decisions.md");
         assert!(!c.transcripts);
         assert_eq!(c.handoff.lines, 12);
+        assert_eq!(c.lane_max_bytes, 4096);
         assert!(!c.handoff.at_session_start);
         assert_eq!(c.handoff.width, 160);
         assert_eq!(c.dir, ".opencode/nso");
