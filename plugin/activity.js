@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { processStartToken } from "./conductor/liveness.js";
+import { makeStateDir } from "./state-dirs.js";
 import { clip } from "./text.js";
 
 /** Version of the feed's records (`v`). */
@@ -79,7 +80,7 @@ export function createActivity({ home, header, errorLog, flushMs = 250, rotateBy
     const dir = path.join(home(), "activity");
     const target = path.join(dir, name);
     if (file === target && fs.existsSync(target)) return "";
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeStateDir(dir, { mode: 0o700 });
     file = target;
     size = fs.statSync(target, { throwIfNoEntry: false })?.size ?? 0;
     return size ? "" : instanceLine();

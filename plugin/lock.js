@@ -18,6 +18,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomHex } from "./atomic-file.js";
+import { loadDependency } from "./dependencies.js";
 import { nsoError } from "./errors.js";
 import { isProcessAlive, processStartToken } from "./conductor/liveness.js";
 
@@ -167,7 +168,7 @@ let lockfile;
  */
 export async function acquireLock(dir, { staleMs = STALE_MS, waitMs = WAIT_MS, errors = plainErrors(dir) } = {}) {
   ownStartToken ??= processStartToken(process.pid);
-  lockfile ??= (await import("proper-lockfile")).default;
+  lockfile ??= (await loadDependency(() => import("proper-lockfile"))).default;
   const parent = path.dirname(dir);
   const deadline = Date.now() + waitMs;
   let pause = 4;

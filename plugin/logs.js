@@ -4,6 +4,7 @@
 // the plugin. A log that cannot be written is reported on stderr and never stops a decision.
 import fs from "node:fs";
 import path from "node:path";
+import { makeStateDir } from "./state-dirs.js";
 
 /** Where the init marker and the alive log live: fixed, because tools look for them there. */
 export const INIT_DIR = ".opencode/logs";
@@ -97,7 +98,7 @@ export function createLogs(root, logDir = () => undefined, { flushMs = FLUSH_MS 
       for (const [name, lines] of files) {
         try {
           const folder = path.join(root, dir);
-          fs.mkdirSync(folder, { recursive: true });
+          makeStateDir(folder, { root });
           fs.appendFileSync(path.join(folder, name), textOf(lines));
         } catch (error) {
           console.error(`[nso] cannot write ${name}: ${error.message}`);

@@ -17,6 +17,7 @@ import { createOwnWrites } from "./own-writes.js";
 import { createProjectHooks } from "./project-hooks.js";
 import { routeMessage } from "./routing.js";
 import { SessionRegistry } from "./sessions.js";
+import { makeStateDir } from "./state-dirs.js";
 
 export const CONFIG_FILE = ".opencode/nso.json";
 /** The core's version, for the activity feed (null while it does not load). */
@@ -190,7 +191,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     entry.summary = summary.text;
     entry.handoffNote = continuity.startText(info.id) ?? undefined;
     try {
-      fs.mkdirSync(path.join(root, INIT_DIR), { recursive: true });
+      makeStateDir(path.join(root, INIT_DIR), { root });
       fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"), withEngine((e) => e.markerText(info.id, now, summary)));
     } catch (error) {
       console.error(`[nso] cannot write the init marker: ${error.message}`);

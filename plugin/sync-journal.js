@@ -8,6 +8,7 @@ import { syncDir, tempBeside, writeDurable } from "./atomic-file.js";
 import { realPathInfo } from "./files.js";
 import { nsoError } from "./errors.js";
 import { acquireLock, breakIfOwnerDead } from "./lock.js";
+import { makeStateDir } from "./state-dirs.js";
 
 export const SPECS_DIR = ".opencode/specs";
 export const TODO_FILE = `${SPECS_DIR}/TODO.md`;
@@ -59,7 +60,7 @@ export const relTo = (root, abs) => path.relative(root, abs).split(path.sep).joi
 export async function lock(root) {
   const dir = locate(root, LOCK_DIR);
   try {
-    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    makeStateDir(path.dirname(dir), { root });
   } catch (error) {
     throw syncError("sync_io", path.dirname(LOCK_DIR), `cannot be created (${error.code}); make .opencode writable.`);
   }

@@ -17,6 +17,8 @@ import { decideCall, notEnforcingText } from "../../plugin/decision.js";
 import { coreError } from "../../plugin/errors.js";
 import { realPathInfo } from "../../plugin/files.js";
 import * as logFiles from "../../plugin/logs.js";
+import { stateFolders } from "../../plugin/start-checks.js";
+import { stateFolderTest } from "../../plugin/state-dirs.js";
 import { loadPolicy } from "../replay/replay.js";
 import { GITLINK_MODE, blobTexts, git, readStaged, workTreeOf } from "./staged.js";
 
@@ -57,6 +59,16 @@ function parseArgs(argv) {
 }
 
 // --- pure parts ---------------------------------------------------------------------------
+
+/**
+ * Whether a project-relative path is NSO's runtime state: inside a folder that holds NSO's
+ * `.gitignore`, or inside one of the state folders `config` names (logs, transcripts, handoffs).
+ */
+export function nsoStateTest(root, config) {
+  const inMarked = stateFolderTest(root);
+  const folders = stateFolders(root, config);
+  return (rel) => folders.some((f) => rel === f || rel.startsWith(`${f}/`)) || inMarked(rel);
+}
 
 /**
  * The patch text of a deletion of `rel` for the engine: `apply_patch` with `*** Delete File:`
@@ -338,6 +350,16 @@ export async function guardMain(argv, { out = (t) => process.stdout.write(`${t}\
     const taken = calls.filter((c) => takenFromMerge(c, staged.mergeTrees));
     report.merged = taken.map((c) => c.path);
     calls = calls.filter((c) => !taken.includes(c));
+  }
+  // NSO's own runtime state (a log staged with `git add -f`, or tracked from before its
+  // folders ignored themselves) is not the committer's write: left out, with the fix.
+  const inState = nsoStateTest(root, policy.config);
+  const own = calls.filter((c) => inState(c.path));
+  if (own.length) {
+    report.nsoState = own.map((c) => c.path);
+    report.warnings.push(`left out NSO's runtime state, which should not be committed: ${report.nsoState.slice(0, 5).join(", ")}` +
+      `${own.length > 5 ? ` and ${own.length - 5} more` : ""} (git rm -r --cached -- <file> stops tracking it)`);
+    calls = calls.filter((c) => !own.includes(c));
   }
   const facts = headFacts(root, staged.head, readBlobs);
   const header = asPerson ? `nso guard: committing as the person at the keyboard, with the rights of agent \`user\` (authority.agents.user in ${CONFIG_FILE}); set NSO_AGENT to commit as an agent.` : undefined;

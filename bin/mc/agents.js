@@ -186,12 +186,14 @@ export function agentRows(feed, instance, { now, registry = [] }) {
   return newest.map((s) => {
     const held = conductorOf(s, facts, instance, registry);
     const open = [...s.open.values()];
+    const state = sessionState(s, { alive: instance.alive, now });
     return {
       key: `${instance.key}/${s.id}`, instance: instance.key, project: instance.project, root: instance.root,
       session: s.id, parent: s.parent, agent: s.agent, title: s.title, task: s.task,
-      priority: held?.priority ?? null, state: sessionState(s, { alive: instance.alive, now }),
+      priority: held?.priority ?? null, state,
       inProgress: open.length ? open[open.length - 1] : null, lastRefusal: s.lastRefusal,
-      claims: held ? [...held.claims] : [], conductorId: held?.id ?? null,
+      // A dead instance holds nothing: its claims are left over until the Conductor reaps them.
+      claims: held ? [...held.claims] : [], claimsStale: state === "dead" && Boolean(held?.claims.length), conductorId: held?.id ?? null,
       age: s.first === null ? null : Math.max(0, now - s.first), started: s.first, lastSeen: s.last,
     };
   });

@@ -76,6 +76,30 @@ export function attachCommand(serverUrl, session) {
   return `opencode attach ${shellWord(serverUrl)} --session ${shellWord(session)}`;
 }
 
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Whether OpenCode's server at `serverUrl` answers for `session` now, so that `opencode
+ * attach` can reach it: `opencode run` names a URL where nothing listens. Only loopback
+ * addresses are asked (a feed's URL is data, not a place to send requests).
+ */
+export async function serverAnswers(serverUrl, session, timeoutMs = 1500) {
+  let url;
+  try {
+    url = new URL(`session/${encodeURIComponent(session)}`, String(serverUrl).replace(/\/?$/, "/"));
+  } catch {
+    return false;
+  }
+  if (!/^https?:$/.test(url.protocol) || !LOOPBACK.has(url.hostname)) return false;
+  try {
+    const reply = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
+    await reply.body?.cancel();
+    return reply.ok;
+  } catch {
+    return false;
+  }
+}
+
 /** The continuity folder of the project at `root`: `continuity.dir` of its nso.json, else .opencode/nso. */
 export function continuityDir(root) {
   let dir = DEFAULT_CONTINUITY_DIR;

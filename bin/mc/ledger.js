@@ -57,25 +57,51 @@ export function readLedger(root) {
   }
 }
 
-/** Reads ledgers and watches the folders of those read; `onChange(root)` on a change. */
+/** `dir` when it exists, else its nearest existing parent, not above `root`. */
+function nearestFolder(root, dir) {
+  let d = dir;
+  while (!fs.existsSync(d) && d !== root && path.dirname(d) !== d) d = path.dirname(d);
+  return d;
+}
+
+/**
+ * Reads ledgers and watches the folders of those read; `onChange(root)` on a change. A ledger
+ * whose folder does not exist yet is watched through its nearest existing folder inside the
+ * project, and its own folder is watched as soon as it appears.
+ */
 export function createLedgers({ onChange, errorLog = () => {} }) {
   const watchers = new Map(); // root -> FSWatcher
+
+  /** Watches the folder of `file` (else its nearest existing parent inside `root`). */
+  function watch(root, file) {
+    const target = path.dirname(file);
+    const name = path.basename(file);
+    const dir = nearestFolder(root, target);
+    try {
+      const w = fs.watch(dir, { persistent: false }, (_e, changed) => {
+        if (dir === target) {
+          if (!changed || String(changed) === name) onChange(root);
+          return;
+        }
+        if (nearestFolder(root, target) === dir) return; // nothing new on the way to the ledger
+        // A folder on the way came (or this one went): watch again from there; when the
+        // ledger's own folder is there, tell the page (the ledger may be written already).
+        w.close();
+        watchers.delete(root);
+        watch(root, file);
+        if (fs.existsSync(target)) onChange(root);
+      });
+      w.on("error", () => watchers.delete(root));
+      watchers.set(root, w);
+    } catch (error) {
+      if (error.code !== "ENOENT") errorLog(`cannot watch ${dir}: ${error.message}`);
+    }
+  }
+
   return {
     read(root) {
       const result = readLedger(root);
-      if (!watchers.has(root) && watchers.size < MAX_WATCHED) {
-        const dir = path.dirname(result.file);
-        const name = path.basename(result.file);
-        try {
-          const w = fs.watch(dir, { persistent: false }, (_e, changed) => {
-            if (!changed || String(changed) === name) onChange(root);
-          });
-          w.on("error", () => watchers.delete(root));
-          watchers.set(root, w);
-        } catch (error) {
-          if (error.code !== "ENOENT") errorLog(`cannot watch ${dir}: ${error.message}`);
-        }
-      }
+      if (!watchers.has(root) && watchers.size < MAX_WATCHED) watch(root, result.file);
       return result;
     },
     close() {

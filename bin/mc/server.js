@@ -8,10 +8,12 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureHome } from "../../plugin/conductor/home.js";
+import { makeStateDir } from "../../plugin/state-dirs.js";
 import { COOKIE, newToken, refusal } from "./access.js";
 import { ActionError, forceClaims, releaseClaims } from "./actions.js";
 import { createLedgers } from "./ledger.js";
 import { createLive } from "./live.js";
+import { serverAnswers } from "./inspector.js";
 import { inspect } from "./model.js";
 
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), "public");
@@ -82,7 +84,7 @@ function readJson(req) {
  */
 export async function startServer({ home, port = 0, token = newToken(), liveOptions = {}, errorLog = (t) => console.error(`nso mc: ${t}`) } = {}) {
   const dir = ensureHome(home);
-  fs.mkdirSync(path.join(dir, "activity"), { recursive: true, mode: 0o700 });
+  makeStateDir(path.join(dir, "activity"), { mode: 0o700 });
   const assets = Object.fromEntries(Object.entries(ASSETS).map(([route, [file, type]]) => [route, [fs.readFileSync(path.join(PUBLIC, file)), type]]));
   const page = fs.readFileSync(path.join(PUBLIC, "index.html"), "utf8");
   const clients = new Set();
@@ -122,12 +124,15 @@ export async function startServer({ home, port = 0, token = newToken(), liveOpti
     return row;
   }
 
-  function inspectRow(key) {
+  async function inspectRow(key) {
     const row = rowOf(key);
-    const details = inspect({ feeds: live.feeds(), key, home: dir, snapshot: live.snapshot() }) ?? {};
-    const registry = live.snapshot()?.registry ?? [];
-    const conductor = registry.find((r) => r.id === row.conductorId) ?? null;
-    return { ...details, row: details.row ?? row, conductor, claims: details.claims ?? row.claims };
+    const snapshot = live.snapshot();
+    const details = inspect({ feeds: live.feeds(), key, home: dir, snapshot }) ?? {};
+    const conductor = (snapshot?.registry ?? []).find((r) => r.id === row.conductorId) ?? null;
+    // `opencode attach` is offered only when the instance's server answers for the session now.
+    const serverUrl = snapshot?.instances?.find((i) => i.key === row.instance)?.serverUrl;
+    const attach = details.attach && row.state !== "dead" && (await serverAnswers(serverUrl, row.session)) ? details.attach : null;
+    return { ...details, row: details.row ?? row, conductor, claims: details.claims ?? row.claims, attach };
   }
 
   async function act(req, res, what) {
@@ -160,7 +165,7 @@ export async function startServer({ home, port = 0, token = newToken(), liveOpti
     if (ASSETS[route]) return send(res, 200, ...assets[route]);
     if (route === "/events") return events(req, res);
     if (route === "/api/snapshot") return send(res, 200, live.snapshot());
-    if (route === "/api/inspect") return send(res, 200, inspectRow(url.searchParams.get("key") ?? ""));
+    if (route === "/api/inspect") return send(res, 200, await inspectRow(url.searchParams.get("key") ?? ""));
     if (route === "/api/decisions") {
       const root = url.searchParams.get("root") ?? "";
       const known = new Set((live.snapshot()?.instances ?? []).map((i) => i.root).filter(Boolean));

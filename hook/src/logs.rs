@@ -21,9 +21,32 @@ pub fn stamp() -> String {
 /// `ms` milliseconds after the epoch in `toISOString` form (the core's clock helper).
 pub use nso::conductor::clock::iso_millis;
 
+/// The first line of the `.gitignore` in NSO's state folders (plugin/state-dirs.js).
+pub const STATE_MARK: &str = "# NSO runtime state: never committed (see docs/state.md)";
+
+/// Creates the state folder `dir` and makes it ignore itself in git, as the plugin does
+/// (plugin/state-dirs.js `makeStateDir`): a `.gitignore` of `*` when it has none; never in
+/// `root` itself, its `.opencode/` or a folder above it.
+pub fn make_state_dir(dir: &Path, root: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    if dir == root || dir == root.join(".opencode") || root.starts_with(dir) {
+        return Ok(());
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.join(".gitignore"))
+    {
+        Ok(mut file) => file.write_all(format!("{STATE_MARK}\n*\n").as_bytes()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// The logs of one project: `log_dir` is the configured folder (relative to `root`), `None`
 /// while no config is loaded (then [`INIT_DIR`], as the plugin does).
 pub struct Logs {
+    root: PathBuf,
     dir: PathBuf,
 }
 
@@ -31,6 +54,7 @@ impl Logs {
     /// The logs of the project at `root`.
     pub fn new(root: &Path, log_dir: Option<&str>) -> Logs {
         Logs {
+            root: root.to_path_buf(),
             dir: root.join(log_dir.unwrap_or(INIT_DIR)),
         }
     }
@@ -38,7 +62,7 @@ impl Logs {
     /// Appends `line` (a newline added when missing) to the log `name`. A log that cannot
     /// be written is reported on stderr and never stops a decision.
     pub fn append(&self, name: &str, line: &str) {
-        let result = std::fs::create_dir_all(&self.dir).and_then(|()| {
+        let result = make_state_dir(&self.dir, &self.root).and_then(|()| {
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
@@ -90,5 +114,29 @@ mod tests {
         assert_eq!(iso_millis(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_millis(1_795_447_335_123), "2026-11-23T15:22:15.123Z");
         assert_eq!(iso_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn log_folders_ignore_themselves_but_never_the_project() {
+        let root = std::env::temp_dir().join(format!("nso-hook-logs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        Logs::new(&root, None).decision("a line");
+        let ignore = std::fs::read_to_string(root.join(INIT_DIR).join(".gitignore")).unwrap();
+        assert_eq!(ignore, format!("{STATE_MARK}\n*\n"));
+        // A user's own .gitignore is left as it is; the root and .opencode/ are never ignored.
+        std::fs::create_dir_all(root.join("mine")).unwrap();
+        std::fs::write(root.join("mine/.gitignore"), "x\n").unwrap();
+        Logs::new(&root, Some("mine")).decision("b");
+        assert_eq!(
+            std::fs::read_to_string(root.join("mine/.gitignore")).unwrap(),
+            "x\n"
+        );
+        Logs::new(&root, Some(".")).decision("c");
+        Logs::new(&root, Some(".opencode")).decision("d");
+        make_state_dir(&root, &root.join("sub")).unwrap();
+        assert!(!root.join(".gitignore").exists());
+        assert!(!root.join(".opencode/.gitignore").exists());
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

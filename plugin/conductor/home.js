@@ -8,6 +8,7 @@ import path from "node:path";
 import { syncDir, tempBeside, writeDurable } from "../atomic-file.js";
 import { conductorError, homeError, LOCK_NAME } from "./lock.js";
 import { pidExists } from "./liveness.js";
+import { markStateDir } from "../state-dirs.js";
 
 export const STATUS_FILE = "status.json";
 export const LAST_GOOD_FILE = "status.json.last-good";
@@ -32,6 +33,9 @@ export function resolveHome(home = process.env.CONDUCTOR_HOME) {
 export function ensureHome(home) {
   try {
     makeFolders(home);
+    // The home ignores itself in git when someone puts it inside a repository (never a
+    // repository's own top folder: that would hide the project).
+    if (!fs.existsSync(path.join(home, ".git"))) markStateDir(home);
     const real = fs.realpathSync(home);
     if (!fs.statSync(real).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
     return real;

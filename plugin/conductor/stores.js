@@ -12,6 +12,7 @@ import path from "node:path";
 import { runConductor } from "./store.js";
 import { CONFLICTS_FILE, ensureHome, HISTORY_FILE, resolveHome, SPRINT_FILE, STATUS_FILE } from "./home.js";
 import { replaceFile } from "../atomic-file.js";
+import { loadDependency } from "../dependencies.js";
 
 /** The files store of `home` (absolute; `$CONDUCTOR_HOME`, else ~/.conductor, when unset). */
 export function createFileStore(home) {
@@ -78,7 +79,7 @@ export function openStore(settings = {}, { root, home, env = process.env } = {})
 function lazyPgStore(settings, options) {
   let real = null;
   let loading = null;
-  const load = () => (loading ??= import("./pg-store.js").then(({ createPgStore }) => (real = createPgStore(settings, options))));
+  const load = () => (loading ??= loadDependency(() => import("./pg-store.js")).then(({ createPgStore }) => (real = createPgStore(settings, options))));
   const later = (name) => async (...args) => (await load())[name](...args);
   return {
     kind: "postgres",

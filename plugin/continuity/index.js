@@ -8,11 +8,14 @@ import path from "node:path";
 import { createLanes } from "./lane.js";
 import { appendDecision, readLedger } from "./ledger.js";
 import { replaceFile } from "../atomic-file.js";
+import { makeStateDir } from "../state-dirs.js";
 import { compactLane, readT0Meta, recentDigests } from "./transcripts.js";
 
 /** Where the latest handoffs are kept under the continuity folder. */
 const HANDOFF_DIR = "handoffs";
 const TASKS_DIR = ".opencode/context/active_tasks";
+/** A session's raw lane stops growing past this (`continuity.laneMaxBytes`). */
+const LANE_MAX_BYTES = 1 << 20;
 
 /**
  * Continuity of the project at `root`. `config()` is the effective config (or null while NSO
@@ -27,7 +30,8 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
   const dir = () => path.resolve(root, settings()?.dir ?? ".opencode/nso");
   const ledgerFile = () => path.join(root, settings()?.ledger ?? ".opencode/context/decisions.md");
   const lanes = createLanes({
-    settings: () => ({ dir: dir(), rawOutputBytes: settings()?.rawOutputBytes ?? 65536, flushMs: settings()?.flushMs ?? 250 }),
+    settings: () => ({ dir: dir(), root, rawOutputBytes: settings()?.rawOutputBytes ?? 65536,
+      laneMaxBytes: settings()?.laneMaxBytes ?? LANE_MAX_BYTES, flushMs: settings()?.flushMs ?? 250 }),
     errorLog: (text) => logs.error(text),
   });
 
@@ -110,20 +114,39 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
     if (claims.mode() === "off") return null;
     if (!session) return [];
     const inst = claims.instanceOf(session);
-    if (inst?.id) return [...inst.held];
+    if (inst?.id) return [...inst.held].map(projectPath);
     try {
       const status = await claims.status();
       const mine = (status.instances ?? []).find((i) => (i.sessions ?? []).includes(session));
-      return mine ? [...(mine.files_claimed ?? mine.claims ?? [])] : [];
+      return mine ? (mine.files_claimed ?? mine.claims ?? []).map(projectPath) : [];
     } catch {
       return null;
+    }
+  }
+
+  /** A claimed path as the handoff shows paths: relative to the project when inside it. */
+  function projectPath(p) {
+    if (typeof p !== "string" || !path.isAbsolute(p)) return p;
+    for (const base of [root, realRoot()]) {
+      const rel = path.relative(base, p);
+      if (rel && !rel.startsWith("..") && !path.isAbsolute(rel)) return rel.split(path.sep).join("/");
+    }
+    return p;
+  }
+
+  /** The project's real location (claims name real paths), else `root`. */
+  function realRoot() {
+    try {
+      return fs.realpathSync(root);
+    } catch {
+      return root;
     }
   }
 
   /** Keeps `text` as the session's handoff and as the project's latest one. */
   function keepHandoff(session, text) {
     try {
-      const folder = path.join(dir(), HANDOFF_DIR);
+      const folder = makeStateDir(path.join(dir(), HANDOFF_DIR), { root });
       replaceFile(path.join(folder, `${session.replace(/[^A-Za-z0-9_-]/g, "_")}.md`), text);
       replaceFile(path.join(folder, "latest.md"), text);
       replaceFile(path.join(folder, "latest.json"), JSON.stringify({ session, at: new Date().toISOString() }) + "\n");

@@ -8,6 +8,8 @@
 // what is pending before the process exits.
 import fs from "node:fs";
 import path from "node:path";
+import { makeStateDir, stateFolderTest } from "../state-dirs.js";
+import { replaceFile } from "../atomic-file.js";
 
 /** Version of the lane's records (`v`). */
 export const LANE_VERSION = 1;
@@ -16,6 +18,8 @@ const METADATA_STRING_BYTES = 1024;
 
 /** The lane file of `session` under the continuity folder `dir` (absolute). */
 export const laneFile = (dir, session) => path.join(dir, "transcripts", `${safeName(session)}.raw.jsonl`);
+/** What the lane of `session` left out past its cap (`{records, bytes}`), beside the lane. */
+export const omittedFile = (dir, session) => path.join(dir, "transcripts", `${safeName(session)}.omitted.json`);
 
 /** A session id as a file name: anything but letters, digits, `_` and `-` becomes `_`. */
 export const safeName = (id) => String(id).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 200) || "_";
@@ -58,6 +62,30 @@ export function lanePart(part, outputBytes) {
   return { ...part, state };
 }
 
+/**
+ * A file change as the lane keeps it: its facts (file, status, lines added and deleted), never
+ * its text. OpenCode's change summaries carry each changed file's whole text before and after:
+ * kept, they made the lane grow with every step (its own file among the changes).
+ */
+const diffFacts = (d) => ({ file: d.file ?? d.path, status: d.status, additions: d.additions, deletions: d.deletions });
+
+/**
+ * A session or message info as the lane keeps it: the change summary reduced to its facts,
+ * changes of NSO's own state files (`isState(file)`) left out. Never mutates `info`.
+ */
+export function laneInfo(info, isState) {
+  const diffs = info?.summary?.diffs;
+  if (!Array.isArray(diffs)) return info;
+  const kept = diffs.filter((d) => d && typeof d === "object" && !isState(d.file ?? d.path)).map(diffFacts);
+  return { ...info, summary: { ...info.summary, diffs: kept } };
+}
+
+/** A `patch` part without NSO's own state files among its files; other parts as they are. */
+export function lanePatch(part, isState) {
+  if (part?.type !== "patch" || !Array.isArray(part.files)) return part;
+  return { ...part, files: part.files.filter((f) => !isState(f)) };
+}
+
 const mapValues = (obj, fn) => Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, fn(v)]));
 
 /** The number after `"seq":` on the last complete line of `text`, else 0. */
@@ -72,17 +100,18 @@ export function lastSeq(text) {
 
 /**
  * The lanes of one project. `settings()` gives the continuity settings at the time of each
- * call (`dir` absolute, `rawOutputBytes`, `flushMs`); `errorLog(text)` records failures (a
- * lane that cannot be written never stops the session).
+ * call (`dir` absolute, `root` the project, `rawOutputBytes`, `laneMaxBytes`, `flushMs`);
+ * `errorLog(text)` records failures (a lane that cannot be written never stops the session).
  */
 export function createLanes({ settings, errorLog }) {
-  const lanes = new Map(); // session -> {pending: Map(key -> record), seq, file, opened}
+  const lanes = new Map(); // session -> {pending: Map(key -> record), seq, file, opened, bytes, omitted}
   let timer = null;
 
   function laneOf(session) {
     let lane = lanes.get(session);
     if (!lane) {
-      lane = { pending: new Map(), seq: null, file: laneFile(settings().dir, session), opened: false };
+      lane = { pending: new Map(), seq: null, file: laneFile(settings().dir, session), opened: false, bytes: 0,
+        omitted: null, omittedFile: omittedFile(settings().dir, session) };
       lanes.set(session, lane);
     }
     return lane;
@@ -112,8 +141,10 @@ export function createLanes({ settings, errorLog }) {
     lane.opened = true;
     let prefix = "";
     try {
-      fs.mkdirSync(path.dirname(lane.file), { recursive: true });
+      makeStateDir(path.dirname(lane.file));
       const size = fs.statSync(lane.file, { throwIfNoEntry: false })?.size ?? 0;
+      lane.bytes = size;
+      lane.omitted = readOmitted(lane.omittedFile);
       if (size > 0) {
         const fd = fs.openSync(lane.file, "r");
         try {
@@ -133,25 +164,48 @@ export function createLanes({ settings, errorLog }) {
     return prefix;
   }
 
-  /** The pending records of `lane` as JSON lines, numbered; empties the batch. */
+  /**
+   * The pending records of `lane` as JSON lines, numbered; empties the batch. A record that
+   * would take the lane past `laneMaxBytes` is left out and counted (`lane.omitted`).
+   */
   function drain(lane) {
     if (!lane.pending.size) return "";
-    const outputBytes = settings().rawOutputBytes;
+    const { rawOutputBytes: outputBytes, laneMaxBytes = Infinity, root } = settings();
+    const isState = root ? stateFolderTest(root) : () => false;
     let text = open(lane);
+    let bytes = lane.bytes + Buffer.byteLength(text);
+    let left = 0;
     for (const { kind, body, t } of lane.pending.values()) {
-      lane.seq += 1;
-      const payload = kind === "part" ? { part: lanePart(body, outputBytes) } : { info: body };
+      const payload = kind === "part" ? { part: lanePatch(lanePart(body, outputBytes), isState) } : { info: laneInfo(body, isState) };
       let line;
       try {
-        line = JSON.stringify({ v: LANE_VERSION, seq: lane.seq, t, kind, ...payload });
+        line = JSON.stringify({ v: LANE_VERSION, seq: lane.seq + 1, t, kind, ...payload }) + "\n";
       } catch (error) {
         errorLog(`transcript record of ${kind} skipped: ${error.message}`);
         continue;
       }
-      text += line + "\n";
+      const size = Buffer.byteLength(line);
+      if (bytes + size > laneMaxBytes) {
+        lane.omitted = { records: (lane.omitted?.records ?? 0) + 1, bytes: (lane.omitted?.bytes ?? 0) + size };
+        left++;
+        continue;
+      }
+      lane.seq += 1;
+      bytes += size;
+      text += line;
     }
     lane.pending.clear();
+    if (left) keepOmitted(lane);
     return text;
+  }
+
+  /** Records what the lane left out beside it (the T0 metadata counts it). */
+  function keepOmitted(lane) {
+    try {
+      replaceFile(lane.omittedFile, JSON.stringify({ ...lane.omitted, maxBytes: settings().laneMaxBytes }) + "\n");
+    } catch (error) {
+      errorLog(`transcript lane ${lane.file}: cannot count what it left out: ${error.message}`);
+    }
   }
 
   /** Appends `lane`'s pending batch with one write. */
@@ -160,6 +214,7 @@ export function createLanes({ settings, errorLog }) {
     if (!text) return;
     try {
       fs.appendFileSync(lane.file, text);
+      lane.bytes += Buffer.byteLength(text);
     } catch (error) {
       errorLog(`transcript lane ${lane.file} not written: ${error.message}`);
     }
@@ -189,4 +244,14 @@ export function createLanes({ settings, errorLog }) {
   }
 
   return { record, flush, settle, forget, fileOf: (session) => laneFile(settings().dir, session) };
+}
+
+/** What a lane left out (`{records, bytes, maxBytes}`, from its `.omitted.json`), or null. */
+export function readOmitted(file) {
+  try {
+    const o = JSON.parse(fs.readFileSync(file, "utf8"));
+    return Number.isInteger(o?.records) && Number.isInteger(o?.bytes) ? o : null;
+  } catch {
+    return null;
+  }
 }

@@ -6,7 +6,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { replaceFile } from "../atomic-file.js";
-import { safeName } from "./lane.js";
+import { omittedFile, readOmitted, safeName } from "./lane.js";
+import { makeStateDir } from "../state-dirs.js";
 
 /** The SHA-256 of `text` (UTF-8), hex. */
 export const sha256 = (text) => crypto.createHash("sha256").update(text, "utf8").digest("hex");
@@ -30,7 +31,7 @@ export function readT0Meta(dir, session) {
  * One transcript result from the core (`{session, text, digest, stats}`) with the warnings of
  * its input, as written to disk: the text, and the metadata with its hash.
  */
-export function t0Record(result, { policy, warnings = [], source, rawBytes, laneBytes }) {
+export function t0Record(result, { policy, warnings = [], source, rawBytes, laneBytes, omitted = null }) {
   return {
     session: result.session,
     policy,
@@ -38,6 +39,8 @@ export function t0Record(result, { policy, warnings = [], source, rawBytes, lane
     rawBytes,
     t0Bytes: Buffer.byteLength(result.text, "utf8"),
     laneBytes,
+    // What the raw lane left out past its cap (continuity.laneMaxBytes): records and bytes.
+    omitted: omitted ? { records: omitted.records, bytes: omitted.bytes } : { records: 0, bytes: 0 },
     source,
     stats: result.stats,
     warnings: warnings.slice(0, 50),
@@ -53,14 +56,17 @@ export function t0Record(result, { policy, warnings = [], source, rawBytes, lane
 export function compactLane({ wf, dir, root, session, laneFile }) {
   const size = fs.statSync(laneFile, { throwIfNoEntry: false })?.size;
   if (size === undefined) return null;
+  const omitted = readOmitted(omittedFile(dir, session));
   const before = readT0Meta(dir, session);
-  if (before && before.laneBytes === size && fs.existsSync(t0Files(dir, session).text)) return before;
+  if (before && before.laneBytes === size && (before.omitted?.records ?? 0) === (omitted?.records ?? 0) &&
+    fs.existsSync(t0Files(dir, session).text)) return before;
   const raw = fs.readFileSync(laneFile, "utf8");
   const out = JSON.parse(wf.t0FromLane(raw, root));
   const result = out.sessions.find((s) => s.session === session) ?? out.sessions[0];
   if (!result) return null;
-  const meta = t0Record(result, { policy: out.policy, warnings: out.warnings, source: path.basename(laneFile), rawBytes: size, laneBytes: size });
+  const meta = t0Record(result, { policy: out.policy, warnings: out.warnings, source: path.basename(laneFile), rawBytes: size, laneBytes: size, omitted });
   const files = t0Files(dir, session);
+  makeStateDir(path.dirname(files.text));
   replaceFile(files.text, result.text);
   replaceFile(files.meta, JSON.stringify(meta, null, 2) + "\n");
   return meta;

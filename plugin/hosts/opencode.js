@@ -6,6 +6,7 @@ import { projectAgents } from "../project-agents.js";
 import { claimTools } from "../claim-tools.js";
 import { continuityTools } from "../continuity-tools.js";
 import { nsoTools } from "../nso-tools.js";
+import { startChecks } from "../start-checks.js";
 
 /** Agents OpenCode uses for its own requests on a user's session: never the caller. */
 export const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
@@ -107,6 +108,7 @@ export const NsoPlugin = async (input = {}) => {
   });
   flushAtExit(nso.continuity);
   flushAtExit(nso.activity);
+  startChecks({ root: nso.root, config: nso.state.config, warn: (text) => { console.error(`[nso] ${text}`); nso.logError(text); } });
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
   return {
     event: async ({ event }) => {

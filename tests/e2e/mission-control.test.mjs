@@ -80,6 +80,14 @@ function writeHostileFeed(home) {
   fs.renameSync(`${file}.tmp`, file); // whole at once: the test waits for what it wrote, not a half
 }
 
+/** A plain feed of one idle session of this process, for the project at `root`. */
+function writeFeed(home, rand, { root, project }) {
+  const t = Date.now();
+  const file = path.join(home, "activity", `${os.hostname()}-${process.pid}-${rand}.jsonl`);
+  fs.writeFileSync(file, [{ kind: "instance", pid: process.pid, host: os.hostname(), started: t, project, root, serverUrl: null, nso: "x" },
+    { kind: "session", session: `ses_${rand}`, parent: null, agent: "build", title: "fresh" }].map((r) => JSON.stringify({ v: 1, t, ...r })).join("\n") + "\n");
+}
+
 /** The row (tr) of the Agents table whose task starts with `task`. */
 const rowOf = (page, task) => page.locator("#agents-body tr", { has: page.locator("td:nth-child(2)", { hasText: task }) });
 
@@ -175,6 +183,17 @@ test("Mission Control in a real browser: two OpenCode windows, a refusal, a conf
     await page.locator("#decisions li", { hasText: "D-0001" }).waitFor({ timeout: 5000 });
     assert.match(await page.locator("#decisions li").first().textContent(), /D-0001 Keep <b>shared\.ts<\/b> small/);
 
+    // A project without .opencode/ yet: its first decision shows without a reload.
+    const fresh = makeProject({ git: true, files: { "README.md": "x\n" } });
+    writeFeed(home, "fr3sh0", { root: fresh, project: path.basename(fresh) });
+    await page.locator("#decisions-project option", { hasText: path.basename(fresh) }).waitFor({ state: "attached", timeout: 5000 });
+    await page.locator("#decisions-project").selectOption({ label: path.basename(fresh) });
+    await page.locator("#decisions").getByText(/no decision/i).waitFor({ timeout: 5000 });
+    fs.mkdirSync(path.join(fresh, ".opencode/context"), { recursive: true });
+    fs.writeFileSync(path.join(fresh, ".opencode/context/decisions.md"), "# Decision ledger\n\n## D-0001 · First of a new project\n" +
+      "- **When**: 2026-01-01T00:00:00Z\n- **Agent**: person\n- **Session**: -\n- **Why**: it had none\n");
+    await page.locator("#decisions li", { hasText: "First of a new project" }).waitFor({ timeout: 5000 });
+
     // By keyboard: Tab to B's row, Enter opens its inspector with NSO's message, Escape closes.
     await page.locator("#project-filter").selectOption({ label: project });
     await page.locator("#project-filter").focus();
@@ -191,6 +210,8 @@ test("Mission Control in a real browser: two OpenCode windows, a refusal, a conf
     assert.match(shown, /NSO blocked write for @build: .*src\/shared\.ts is claimed by instance opc-[a-z0-9]{6} \(project /);
     assert.ok(shown.includes(`${"\\x1b"}[31m<img src=x onerror=window.__pwned=1>${"\\x1b"}[0m`), "B's command, its ESC written out");
     assert.match(shown, /T0 transcript/);
+    assert.ok(shown.includes("No OpenCode server answers for this session"), "`opencode run` listens nowhere: no attach command");
+    assert.doesNotMatch(shown, /opencode attach/);
     await page.screenshot({ path: path.join(ARTIFACTS, "mc-inspector.png") });
     await page.setViewportSize({ width: 400, height: 860 });
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "the inspector fits 400 px");
@@ -218,7 +239,7 @@ test("Mission Control in a real browser: two OpenCode windows, a refusal, a conf
     const hostileShown = await inspector.textContent();
     assert.ok(hostileShown.includes("\\x1b[2J\\x1b[31mred"), "the ANSI escapes, written out");
     assert.ok(hostileShown.includes("<svg onload=window.__pwned=1>MMMM"), "the message's markup, as text");
-    assert.ok(hostileShown.includes("OpenCode did not expose a server"), "a javascript: server URL gives no attach command");
+    assert.ok(hostileShown.includes("No OpenCode server answers for this session"), "a javascript: server URL gives no attach command");
     await page.keyboard.press("Escape");
 
     // The person's actions, each with a justification: force B's claim over A's (the form is

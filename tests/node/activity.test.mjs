@@ -71,8 +71,9 @@ test("a feed past its size is rotated: one old file kept, the new one starts wit
     for (let i = 0; i < 10; i++) a.record("call", { session: "s", tool: "read", target: `file-${round}-${i}.ts` });
     a.flush();
   }
-  const files = fs.readdirSync(path.join(home, "activity")).sort();
+  const files = fs.readdirSync(path.join(home, "activity")).filter((f) => f !== ".gitignore").sort();
   assert.deepEqual(files, [a.fileName, `${a.fileName}.1`]);
+  assert.match(fs.readFileSync(path.join(home, "activity", ".gitignore"), "utf8"), /^# NSO runtime state.*\n\*\n$/, "the feeds' folder ignores itself");
   for (const f of files) {
     const r = records(path.join(home, "activity", f));
     assert.equal(r[0].kind, "instance", f);

@@ -148,3 +148,15 @@ test("events the plugin holds in memory are written when OpenCode's process exit
   const lines = fs.readFileSync(path.join(transcripts(dir), "ses_exit.raw.jsonl"), "utf8").split("\n").filter(Boolean);
   assert.equal(lines.length, 30);
 });
+
+test("a handoff names the files the session claims as project paths, like the rest of it", async () => {
+  const dir = makeProject({ "README.md": "x", "src/a.js": "a\n" });
+  const hooks = await plugin.server({ directory: dir, worktree: dir });
+  await hooks.event(sessionCreated("ses_h"));
+  await hooks["chat.params"](...chatParams("ses_h", "build"));
+  await hooks["chat.message"]({ sessionID: "ses_h", agent: "build" }, { message: { id: "m1", agent: "build" }, parts: [{ type: "text", text: "fix a" }] });
+  await hooks["tool.execute.before"]({ tool: "write", sessionID: "ses_h", callID: "c1" }, { args: { filePath: path.join(dir, "src/a.js"), content: "b\n" } });
+  const text = await hooks.tool.nso_handoff.execute({}, { sessionID: "ses_h", agent: "build" });
+  assert.match(text, /claims held \(1\): src\/a\.js$/m);
+  assert.ok(!text.includes(dir), "no absolute path of the project");
+});

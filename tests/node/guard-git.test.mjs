@@ -303,3 +303,19 @@ test("contents past limits.contentBytes: an ordinary file is decided as usual, a
   assert.equal(refused.code, 1);
   assert.match(refused.err, /docs\/kord\/notepads\/dev\.md \(changed\):\n {2}NSO blocked write for @dev: .*limits\.contentBytes/);
 });
+
+test("NSO's own runtime state staged with a change (git add -f, or tracked from before) is not judged as the committer's write", () => {
+  const r = repo({ "src/a.ts": "export const a = 1;\n" });
+  r.write("src/a.ts", "export const a = 2;\n");
+  r.write(".opencode/logs/nso.log", "2026-01-01T00:00:00Z block write @dev ...\n");
+  r.write(".opencode/nso/transcripts/ses_1.raw.jsonl", "{}\n");
+  r.git(["add", "-f", "src/a.ts", ".opencode/logs/nso.log", ".opencode/nso/transcripts/ses_1.raw.jsonl"]);
+  const json = r.nso(["guard", "pre-commit", "--json"], { NSO_AGENT: "dev" });
+  const report = JSON.parse(json.out);
+  assert.deepEqual(report.changes.map((c) => c.path), ["src/a.ts"], "only the committer's change is decided");
+  assert.deepEqual(report.nsoState.sort(), [".opencode/logs/nso.log", ".opencode/nso/transcripts/ses_1.raw.jsonl"]);
+  assert.equal(json.code, 0, json.out);
+  const commit = r.git(["commit", "-m", "change a"], { NSO_AGENT: "dev" });
+  assert.equal(commit.code, 0, commit.err);
+  assert.match(commit.out + commit.err, /left out NSO's runtime state.*\.opencode\/logs\/nso\.log.*git rm -r --cached/);
+});

@@ -125,6 +125,18 @@ test("claims and priority come from the Conductor instance holding the session, 
   assert.deepEqual(s.problems, []);
 });
 
+test("a dead instance's claims are marked stale: it holds nothing; a live instance's are held", () => {
+  const s = snapshotAt();
+  const rot = rowOf(s, "hostA-5151-def456/ses_rot");
+  assert.equal(rot.state, "dead");
+  assert.deepEqual([rot.claims, rot.claimsStale], [["/fixture/ledger/src/books.ts"], true]);
+  for (const session of ["ses_main", "ses_child", "ses_idle"]) assert.equal(rowOf(s, `${MAIN}/${session}`).claimsStale, false, session);
+  assert.equal(rowOf(s, "hostB-777-ghi789/ses_far").claimsStale, false, "no claims: nothing stale");
+  // The same instance once its process is gone: the claims it had turn stale.
+  const gone = readSnapshot({ home: HOME, now: NOW, alive: () => false });
+  assert.equal(rowOf(gone, `${MAIN}/ses_main`).claimsStale, true);
+});
+
 test("status.json missing, corrupt or not an object: no claims, one problem each, the agents still shown", () => {
   const home = copyHome();
   const cases = [["{broken", /not valid JSON/], ["[1, 2]", /not a JSON object/], [null, /missing/]];

@@ -254,9 +254,37 @@ test("the inspector of a row; an unknown key is 404", async () => {
     const data = json(r);
     assert.equal(data.row.state, "blocked");
     assert.equal(data.calls.at(-1).message, "NSO blocked write for @build: <b>no</b>", "data passes as data");
-    assert.equal(data.attach, "opencode attach http://127.0.0.1:4096 --session ses_1");
     assert.equal((await request(port, { pathname: "/api/inspect?key=nope", headers: auth })).status, 404);
   });
+});
+
+test("the inspector offers `opencode attach` only when the instance's server answers for the session", async () => {
+  const { home, root } = setup();
+  // An OpenCode-like server that knows ses_up only; and a port where nothing listens (`opencode run`).
+  const opencode = http.createServer((req, res) => res.writeHead(req.url === "/session/ses_up" ? 200 : 404).end("{}"));
+  await new Promise((r) => opencode.listen(0, "127.0.0.1", r));
+  const closed = net.createServer();
+  await new Promise((r) => closed.listen(0, "127.0.0.1", r));
+  const deadPort = closed.address().port;
+  await new Promise((r) => closed.close(r));
+  const up = `http://127.0.0.1:${opencode.address().port}`;
+  const cases = [["hhhhh1", up, "ses_up", `opencode attach ${up} --session ses_up`], ["hhhhh2", up, "ses_other", null],
+    ["hhhhh3", `http://127.0.0.1:${deadPort}`, "ses_run", null], ["hhhhh4", "http://localhost:4096", "ses_run2", null]];
+  for (const [rand, serverUrl, session] of cases) {
+    feed(home, `${HOST}-${process.pid}-${rand}`, [{ kind: "session", session, parent: null, agent: "build", title: null }],
+      { pid: process.pid, host: HOST, started: Date.now(), project: "proj", root, serverUrl });
+  }
+  try {
+    await withServer({ home }, async ({ port, token }) => {
+      for (const [rand, , session, attach] of cases) {
+        const key = `${HOST}-${process.pid}-${rand}/${session}`;
+        const r = await request(port, { pathname: `/api/inspect?key=${encodeURIComponent(key)}`, headers: { authorization: `Bearer ${token}` } });
+        assert.equal(json(r).attach, attach, key);
+      }
+    });
+  } finally {
+    opencode.close();
+  }
 });
 
 test("release and force: through the Conductor, with a justification, logged in conflicts.log", async () => {
@@ -321,6 +349,29 @@ test("the decision ledger of a known project, watched once read; other folders a
     await sse.next((e) => e.event === "snapshot");
     fs.appendFileSync(path.join(root, ".opencode/context/decisions.md"), "\n## D-0002 · Second\n- **When**: 2026-01-02T00:00:00Z\n- **Agent**: person\n- **Session**: -\n- **Why**: more\n");
     assert.deepEqual((await sse.next((e) => e.event === "ledger")).data, { root });
+    sse.close();
+  });
+});
+
+test("the Decisions panel follows a ledger whose folder did not exist when the page first read it", async () => {
+  const { home, root } = setup();
+  feed(home, `${HOST}-${process.pid}-iiiiii`, [], { pid: process.pid, host: HOST, started: Date.now(), project: "proj", root });
+  await withServer({ home }, async ({ port, token }) => {
+    const auth = { authorization: `Bearer ${token}` };
+    const decisions = async () => json(await request(port, { pathname: `/api/decisions?root=${encodeURIComponent(root)}`, headers: auth }));
+    assert.deepEqual((await decisions()).entries, [], "no .opencode/ yet: no decisions");
+    const sse = await events(port, token);
+    await sse.next((e) => e.event === "snapshot");
+    // The first decision creates .opencode/context/ and the ledger (as nso_decide does).
+    fs.mkdirSync(path.join(root, ".opencode/context"), { recursive: true });
+    fs.writeFileSync(path.join(root, ".opencode/context/decisions.md"), "# Decision ledger\n\n## D-0001 · First\n- **When**: 2026-01-01T00:00:00Z\n- **Agent**: person\n- **Session**: -\n- **Why**: w\n");
+    assert.deepEqual((await sse.next((e) => e.event === "ledger", 5000)).data, { root });
+    assert.deepEqual((await decisions()).entries.map((e) => e.id), ["D-0001"]);
+    // The ledger's own folder is watched from then on: the next decision is announced too.
+    const seen = sse.received.length;
+    fs.appendFileSync(path.join(root, ".opencode/context/decisions.md"), "\n## D-0002 · Second\n- **When**: 2026-01-02T00:00:00Z\n- **Agent**: person\n- **Session**: -\n- **Why**: w\n");
+    await sse.next((e) => e.event === "ledger" && sse.received.indexOf(e) >= seen, 5000);
+    assert.deepEqual((await decisions()).entries.map((e) => e.id), ["D-0001", "D-0002"]);
     sse.close();
   });
 });

@@ -4,7 +4,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { makeProject, readIf } from "./helpers.mjs";
@@ -40,7 +39,7 @@ function snapshot(dir) {
     for (const d of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const r = `${rel}/${d.name}`;
       if (d.isDirectory()) walk(r);
-      else if (/^\.opencode\/logs\/[^/]+\.(log|jsonl)$/.test(r)) continue;
+      else if (/^\.opencode\/logs\/([^/]+\.(log|jsonl)|\.gitignore)$/.test(r)) continue;
       else out[r] = fs.readFileSync(path.join(dir, r), "utf8");
     }
   };

@@ -92,7 +92,9 @@ function fillRow(tr, row, conflicts) {
   const r = row.lastRefusal;
   set(6, r ? clipped(`${r.tool}: ${r.message ?? r.rule ?? ""}`, 140) : "–", r ? `${r.tool} (${r.rule ?? "?"}): ${r.message ?? ""}` : undefined);
   const claims = (row.claims ?? []).map((c) => shortClaim(c, row.root));
-  set(7, claims.length ? clipped(claims.join(", "), 100) : "–", claims.length ? claims.join("\n") : undefined);
+  const stale = row.claimsStale ? "stale (dead instance): " : "";
+  set(7, claims.length ? `${stale}${clipped(claims.join(", "), 100)}` : "–", claims.length ? `${stale}${claims.join("\n")}` : undefined);
+  cells[7].classList.toggle("stale", Boolean(row.claimsStale));
   tr.dataset.state = row.state ?? "";
   tr.classList.toggle("has-conflict", Boolean(conflictWith));
   tr.setAttribute("aria-label", visible(`${row.project ?? "?"}, @${row.agent ?? "?"}, ${row.state ?? "?"}: ${clipped(row.task ?? "", 80)}`));

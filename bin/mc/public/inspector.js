@@ -87,7 +87,7 @@ function render(data) {
     ]),
     section("How to get to it", data.attach
       ? el("div", { class: "attach" }, el("code", { class: "command", text: data.attach }), copyButton(data.attach))
-      : el("p", { class: "muted", text: "OpenCode did not expose a server for this instance (it does with `opencode --port N`); go to its terminal." })),
+      : el("p", { class: "muted", text: "No OpenCode server answers for this session (OpenCode listens with `opencode --port N`; `opencode run` does not); go to its terminal." })),
   ];
   if (data.lastError) parts.push(section("Last error", el("pre", { class: "text error", text: errorText(data.lastError) })));
   parts.push(section("Recent tool calls", callsTable(data.calls ?? [])));
@@ -156,7 +156,7 @@ function claimsView(data) {
   const claims = data.claims ?? [];
   const root = data.row?.root;
   if (!claims.length) return el("p", { class: "muted", text: "No claim held." });
-  return el("ul", { class: "claims" }, claims.map((pattern) => {
+  const list = el("ul", { class: `claims${data.row?.claimsStale ? " stale" : ""}` }, claims.map((pattern) => {
     const shown = root && pattern.startsWith(`${root}/`) ? pattern.slice(root.length + 1) : pattern;
     const item = el("li", {}, el("code", { text: shown, title: pattern }));
     if (data.conductor?.id) {
@@ -172,6 +172,8 @@ function claimsView(data) {
     }
     return item;
   }));
+  if (!data.row?.claimsStale) return list;
+  return el("div", {}, el("p", { class: "stale-note", text: "Stale: this instance is dead, so it holds nothing; the Conductor drops these at its next operation (or release them now)." }), list);
 }
 
 function forceForm(data) {

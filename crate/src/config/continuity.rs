@@ -52,6 +52,8 @@ pub struct ContinuityConfig {
     pub transcripts: bool,
     /// Longest tool output kept in the raw lane (its size is always recorded).
     pub raw_output_bytes: usize,
+    /// Largest raw lane of one session: records past it are left out (and counted in the T0).
+    pub lane_max_bytes: usize,
     /// How long events wait in memory before they are appended (batched writes).
     pub flush_ms: u64,
     /// The T0 policy as written (`None`: the built-in `nso-t0` v1); validated here,
@@ -69,6 +71,7 @@ impl Default for ContinuityConfig {
             dir: ".opencode/nso".to_string(),
             transcripts: true,
             raw_output_bytes: 64 * 1024,
+            lane_max_bytes: 1024 * 1024,
             flush_ms: 250,
             t0: None,
             handoff: HandoffConfig::default(),
@@ -76,12 +79,13 @@ impl Default for ContinuityConfig {
     }
 }
 
-const KEYS: [&str; 8] = [
+const KEYS: [&str; 9] = [
     "enabled",
     "ledger",
     "dir",
     "transcripts",
     "rawOutputBytes",
+    "laneMaxBytes",
     "flushMs",
     "t0",
     "handoff",
@@ -125,6 +129,9 @@ pub(super) fn parse(ctx: &Ctx, v: &Value) -> Result<ContinuityConfig, ConfigErro
     if let Some(v) = o.get("rawOutputBytes") {
         c.raw_output_bytes =
             ctx.positive(v, "continuity.rawOutputBytes", 16 * 1024 * 1024)? as usize;
+    }
+    if let Some(v) = o.get("laneMaxBytes") {
+        c.lane_max_bytes = ctx.positive(v, "continuity.laneMaxBytes", 1024 * 1024 * 1024)? as usize;
     }
     if let Some(v) = o.get("flushMs") {
         c.flush_ms = ctx.positive(v, "continuity.flushMs", 60_000)?;
@@ -217,6 +224,7 @@ mod tests {
         assert_eq!(p["dir"]["default"], d.dir);
         assert_eq!(p["transcripts"]["default"], d.transcripts);
         assert_eq!(p["rawOutputBytes"]["default"], d.raw_output_bytes);
+        assert_eq!(p["laneMaxBytes"]["default"], d.lane_max_bytes);
         assert_eq!(p["flushMs"]["default"], d.flush_ms);
         let h = &p["handoff"]["properties"];
         assert_eq!(h["lines"]["default"], d.handoff.lines);
@@ -260,6 +268,10 @@ mod tests {
             (r#"{"continuity":{"ledger":"notes/"}}"#, "continuity.ledger"),
             (r#"{"continuity":{"flushMs":0}}"#, "continuity.flushMs"),
             (
+                r#"{"continuity":{"laneMaxBytes":0}}"#,
+                "continuity.laneMaxBytes",
+            ),
+            (
                 r#"{"continuity":{"handoff":{"lines":"40"}}}"#,
                 "continuity.handoff.lines",
             ),
@@ -287,7 +299,7 @@ mod tests {
     #[test]
     fn values_are_read() {
         let c = parse_text(
-            r#"{"continuity":{"ledger":"docs/decisions.md","transcripts":false,
+            r#"{"continuity":{"ledger":"docs/decisions.md","transcripts":false,"laneMaxBytes":4096,
                 "handoff":{"lines":12,"atSessionStart":false}}}"#,
         )
         .unwrap()
@@ -295,6 +307,7 @@ mod tests {
         assert_eq!(c.ledger, "docs/decisions.md");
         assert!(!c.transcripts);
         assert_eq!(c.handoff.lines, 12);
+        assert_eq!(c.lane_max_bytes, 4096);
         assert!(!c.handoff.at_session_start);
         assert_eq!(c.handoff.width, 160);
         assert_eq!(c.dir, ".opencode/nso");
