@@ -110,8 +110,9 @@ export function poolConfig(settings, env = process.env) {
   // password included (which then beats the password function below): the URL's fields are
   // taken here instead, and its password never is (the config refuses one anyway).
   if (settings.url) {
-    const { password: _ignored, ...fromUrl } = parseConnectionString(settings.url);
-    for (const [key, value] of Object.entries(fromUrl)) if (value != null && value !== "") config[key] = value;
+    for (const [key, value] of Object.entries(parseConnectionString(settings.url))) {
+      if (key !== "password" && value != null && value !== "") config[key] = value;
+    }
   }
   for (const key of ["host", "port", "database", "user"]) if (settings[key] != null) config[key] = settings[key];
   if (settings.ssl) config.ssl = { rejectUnauthorized: true };

@@ -92,7 +92,9 @@ function fillRow(tr, row, conflicts) {
   const r = row.lastRefusal;
   set(6, r ? clipped(`${r.tool}: ${r.message ?? r.rule ?? ""}`, 140) : "–", r ? `${r.tool} (${r.rule ?? "?"}): ${r.message ?? ""}` : undefined);
   const claims = (row.claims ?? []).map((c) => shortClaim(c, row.root));
-  set(7, claims.length ? clipped(claims.join(", "), 100) : "–", claims.length ? claims.join("\n") : undefined);
+  const problem = row.storeProblem?.message;
+  if (problem) set(7, clipped(`not registered: ${problem}`, 100), problem);
+  else set(7, claims.length ? clipped(claims.join(", "), 100) : "–", claims.length ? claims.join("\n") : undefined);
   tr.dataset.state = row.state ?? "";
   tr.classList.toggle("has-conflict", Boolean(conflictWith));
   tr.setAttribute("aria-label", visible(`${row.project ?? "?"}, @${row.agent ?? "?"}, ${row.state ?? "?"}: ${clipped(row.task ?? "", 80)}`));
