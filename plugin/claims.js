@@ -11,7 +11,7 @@ import { canonicalClaim, literalClaim } from "./conductor/paths.js";
 import { processStartToken } from "./conductor/liveness.js";
 import { resolveHome } from "./conductor/home.js";
 import { openStore } from "./conductor/stores.js";
-import { registerWithRetry } from "./conductor/registration.js";
+import { registerWithRetry, registrationLabel, sessionTasks } from "./conductor/registration.js";
 
 const TASK_CHARS = 200;
 
@@ -57,9 +57,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   const settled = new WeakSet(); // instances whose registration finished (their `ready` resolved)
   let idleTimer = null;
   const storeNotices = new Map(); // text -> main session ids already told
-  // main session id -> {task, agent} as first given: a registration that failed and is made
-  // again at a later call (which knows no task) still registers the session's task.
-  const tasks = new Map();
+  const tasks = sessionTasks(); // a registration made again later keeps the first task
 
   const mode = () => settings()?.mode ?? "enforce";
   const home = () => {
@@ -133,38 +131,21 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
     bySession.set(id, parentID ?? id);
   }
 
-  /**
-   * Registers the instance of `sessionID`'s main session (once), with `task` as its task (the
-   * first one given for the session, also when an earlier registration failed). `retry`: a
-   * store failure is retried with backoff (registration at the first message, which nobody
-   * waits for); without it one attempt, so a write fails closed at once.
-   */
+  /** Registers the instance of `sessionID`'s main session (once), with its first task; `retry`: see registration.js. */
   function register(sessionID, { task, agent, retry = false } = {}) {
     if (mode() === "off" || !sessionID) return undefined;
     const owner = ownerOf(sessionID);
     if (!bySession.has(owner)) bySession.set(owner, owner);
-    const known = tasks.get(owner) ?? {};
-    if (!known.task && String(task ?? "").trim()) known.task = String(task).trim().slice(0, TASK_CHARS);
-    if (!known.agent && agent) known.agent = agent;
-    tasks.set(owner, known);
-    task = known.task;
-    agent ??= known.agent;
-    let inst = instances.get(owner);
-    if (inst) return inst;
-    inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now(), confirmedAt: Date.now() };
+    ({ task, agent } = tasks.remember(owner, { task: String(task ?? "").trim().slice(0, TASK_CHARS), agent }));
+    if (instances.has(owner)) return instances.get(owner);
+    const inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now(), confirmedAt: Date.now() };
     instances.set(owner, inst);
-    const label = task ? `registering this window's conductor instance for "${task.slice(0, 80)}"` : "registering this window's conductor instance";
     const start = () => registerWithRetry(() => run({
       operation: "start", automatic: true, source: host?.source ?? "opc",
       task: task || `(${host?.label ?? "OpenCode session"})`,
       project: path.basename(root), priority: "P2", working_directory: root, project_root: root, pid,
       host: os.hostname(), process_started: processStartToken(pid), agent: agent ?? null, session: owner,
-    }), {
-      what: label, delays: retry ? retryDelays : [],
-      // A write's own registration is reported by the write's refusal and log line.
-      errorLog: retry ? errorLog : () => {},
-      surface: retry ? (event) => surface?.({ ...event, session: owner, task: task ?? null }) : undefined,
-    }).then((answer) => {
+    }), { what: registrationLabel(task), retry, delays: retryDelays, errorLog, surface: (e) => surface?.({ ...e, session: owner, task: task ?? null }) }).then((answer) => {
       if (answer.error) throw Object.assign(new Error(answer.error.message), answer.error);
       inst.id = answer.result.instance_id;
       inst.drift = answer.result.drift_warning ?? null;

@@ -4,6 +4,28 @@
 // and recorded for Mission Control. The core's own refusals (a bad request) are not retried:
 // asking again would get the same answer.
 
+/** How a registration is named in messages. */
+export const registrationLabel = (task) => (task ? `registering this window's conductor instance for "${task.slice(0, 80)}"`
+  : "registering this window's conductor instance");
+
+/**
+ * The task and agent each main session first named (kept for good: a registration that failed
+ * and is made again at a later call, which knows no task, still carries the session's task).
+ * `remember(session, {task, agent})` records what is new and returns what is known.
+ */
+export function sessionTasks() {
+  const known = new Map();
+  return {
+    remember(session, { task, agent }) {
+      const entry = known.get(session) ?? { task: undefined, agent: undefined };
+      if (!entry.task && task) entry.task = task;
+      if (!entry.agent && agent) entry.agent = agent;
+      known.set(session, entry);
+      return { task: entry.task, agent: entry.agent ?? agent };
+    },
+  };
+}
+
 /** Pauses between attempts (ms): four attempts over about ten seconds. */
 export const RETRY_DELAYS_MS = [500, 2_000, 8_000];
 
@@ -18,9 +40,12 @@ const pause = (ms) => new Promise((resolve) => {
  * messages; `errorLog(text)` hears of every failure; `surface({message, cause, attempts,
  * final})` is called when a failure is final (the person and Mission Control are told) and,
  * with `final: false`, when a registration that had failed succeeds (`recovered`).
+ * Without `retry` (a registration a write waits for): one attempt, nothing logged or surfaced,
+ * so the write fails closed at once and reports the failure itself.
  * Resolves to the attempt's value; rejects with the last error.
  */
-export async function registerWithRetry(attempt, { what, errorLog, surface, delays = RETRY_DELAYS_MS, sleep = pause }) {
+export async function registerWithRetry(attempt, { what, retry = true, errorLog, surface, delays = RETRY_DELAYS_MS, sleep = pause }) {
+  if (!retry) return attempt();
   for (let i = 0; ; i++) {
     try {
       const value = await attempt();

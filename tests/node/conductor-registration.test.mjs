@@ -56,7 +56,7 @@ function windowClaims(port, namespace, log, surfaced) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-registration-")));
   fs.mkdirSync(path.join(root, "src"));
   const store = { type: "postgres", host: "127.0.0.1", port, user: "nso", database: "postgres", namespace, passwordEnv: "NSO_TEST_DB_PASSWORD",
-    connectTimeoutMs: 300, timeoutMs: 2000 };
+    connectTimeoutMs: 1000, timeoutMs: 5000 }; // a loaded machine still connects in time once forwarded
   const claims = createClaims({
     root, settings: () => ({ mode: "enforce", ttlSeconds: 600, store }), errorLog: (text) => log.push(text),
     surface: (event) => surfaced.push(event), retryDelays: [50, 100, 200],
