@@ -100,28 +100,32 @@ function projectRoot(dir) {
 }
 
 /**
- * The store of the project at `root`: --home names a files store; else the project's
- * `conductor` config (.opencode/nso.json, checked by the core as the plugin checks it).
- * Throws a store error (exit 2) when the config is wrong.
+ * The project's `conductor` settings (.opencode/nso.json, checked by the core as the plugin
+ * checks it; the core's defaults, a TTL of 600 s among them, when the file is missing), so the
+ * CLI decides with the same TTL and store as the windows. Throws a config error (exit 2).
  */
-function storeFor(opts, root, env) {
-  if (opts.home) return openStore({}, { home: path.resolve(opts.home), env });
-  let text;
+function conductorSettings(root) {
+  let text = "{}";
   try {
     text = fs.readFileSync(path.join(root, ".opencode/nso.json"), "utf8");
   } catch {
-    return openStore({}, { root, env });
+    // no project config: the defaults
   }
-  let settings;
   try {
     const engine = new (loadCore().Nso)(".opencode/nso.json", text);
-    settings = engine.config().conductor;
+    const settings = engine.config().conductor ?? {};
     engine.free?.();
+    return settings;
   } catch (error) {
     throw Object.assign(new Error(`${error.file ?? ".opencode/nso.json"}: ${error.path ?? ""}: ${error.problem ?? error.message}`),
       { code: error.code ?? "config", fix: error.fix ?? "correct .opencode/nso.json." });
   }
-  return openStore(settings ?? {}, { root, env });
+}
+
+/** The store the settings name; --home names a files store instead. */
+function storeFor(opts, settings, root, env) {
+  if (opts.home) return openStore({}, { home: path.resolve(opts.home), env });
+  return openStore(settings, { root, env });
 }
 
 /** The process whose life the instance shares: --pid, else OpenCode's (OPENCODE_PID), else none. */
@@ -300,13 +304,15 @@ export async function conductorMain(argv, { env = process.env, cwd = process.cwd
   }
   let answer;
   try {
-    const store = storeFor(opts, projectRoot(path.resolve(cwd, opts.dir ?? op.working_directory ?? ".")), env);
+    const root = projectRoot(path.resolve(cwd, opts.dir ?? op.working_directory ?? "."));
+    const settings = conductorSettings(root);
+    const store = storeFor(opts, settings, root, env);
     if (op.operation === "sprint") {
       await store.writeSprint(op.clear ? null : op.text);
       out(op.clear ? `sprint cleared (${store.describe})` : `sprint set (${store.describe})`);
       return 0;
     }
-    answer = await store.run({ op, errorLog: (n) => err(`nso conductor: RECOVERED: ${n.message}`) });
+    answer = await store.run({ op, ttlSeconds: settings.ttlSeconds, errorLog: (n) => err(`nso conductor: RECOVERED: ${n.message}`) });
   } catch (error) {
     return failed(opts, { code: error.code ?? "conductor_error", message: error.message, fix: error.fix }, out, err);
   } finally {

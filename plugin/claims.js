@@ -12,6 +12,7 @@ import { processStartToken } from "./conductor/liveness.js";
 import { coreError } from "./errors.js";
 import { resolveHome } from "./conductor/home.js";
 import { openStore } from "./conductor/stores.js";
+import { registerWithRetry, registrationLabel, sessionTasks } from "./conductor/registration.js";
 
 const TASK_CHARS = 200;
 
@@ -45,7 +46,7 @@ export function conflictText(conflicts, mode) {
  * The claims of one NSO instance (one project in this process). `settings()` gives the
  * `conductor` config; `project` the project's name; `errorLog(text)` reports store problems.
  */
-export function createClaims({ root, settings, errorLog, home: homeOverride, host }) {
+export function createClaims({ root, settings, errorLog, home: homeOverride, host, surface, retryDelays }) {
   // `host` ({pid, source, label}): NSO runs in a short process per call on behalf of a
   // long-lived one (Claude Code starts a process per hook call). The instance carries that
   // process's pid (alive while it runs), and each call finds its session's instance again.
@@ -57,6 +58,7 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
   const settled = new WeakSet(); // instances whose registration finished (their `ready` resolved)
   let idleTimer = null;
   const storeNotices = new Map(); // text -> main session ids already told
+  const tasks = sessionTasks(); // a registration made again later keeps the first task
 
   const mode = () => settings()?.mode ?? "enforce";
   const home = () => {
@@ -130,21 +132,21 @@ export function createClaims({ root, settings, errorLog, home: homeOverride, hos
     bySession.set(id, parentID ?? id);
   }
 
-  /** Registers the instance of `sessionID`'s main session (once), with `task` as its task. */
-  function register(sessionID, { task, agent } = {}) {
+  /** Registers the instance of `sessionID`'s main session (once), with its first task; `retry`: see registration.js. */
+  function register(sessionID, { task, agent, retry = false } = {}) {
     if (mode() === "off" || !sessionID) return undefined;
     const owner = ownerOf(sessionID);
     if (!bySession.has(owner)) bySession.set(owner, owner);
-    let inst = instances.get(owner);
-    if (inst) return inst;
-    inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now(), confirmedAt: Date.now() };
+    ({ task, agent } = tasks.remember(owner, { task: String(task ?? "").trim().slice(0, TASK_CHARS), agent }));
+    if (instances.has(owner)) return instances.get(owner);
+    const inst = { id: null, held: [], forced: [], drift: null, lastActivity: Date.now(), lastBeat: Date.now(), confirmedAt: Date.now() };
     instances.set(owner, inst);
-    const start = () => run({
+    const start = () => registerWithRetry(() => run({
       operation: "start", automatic: true, source: host?.source ?? "opc",
-      task: String(task ?? "").trim().slice(0, TASK_CHARS) || `(${host?.label ?? "OpenCode session"})`,
+      task: task || `(${host?.label ?? "OpenCode session"})`,
       project: path.basename(root), priority: "P2", working_directory: root, project_root: root, pid,
       host: os.hostname(), process_started: processStartToken(pid), agent: agent ?? null, session: owner,
-    }).then((answer) => {
+    }), { what: registrationLabel(task), retry, delays: retryDelays, errorLog, surface: (e) => surface?.({ ...e, session: owner, task: task ?? null }) }).then((answer) => {
       if (answer.error) throw coreError(answer.error);
       inst.id = answer.result.instance_id;
       inst.drift = answer.result.drift_warning ?? null;

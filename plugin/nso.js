@@ -8,6 +8,7 @@ import { crossingPrefix } from "./text.js";
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
 import { blockError, decideCall, isReadTool, logDecision, notEnforcingText } from "./decision.js";
 import { callTarget, createActivity } from "./activity.js";
+import { registrationEvent } from "./conductor/registration.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
@@ -51,7 +52,8 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     root, sessions, logs, wf: loadWorkflowCore, maxDepth: () => state.config?.delegation?.maxDepth ?? 3,
   });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
-  const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text), host });
+  const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text), host,
+    surface: (event) => registrationEvent({ event, notify, activity }) });
   const activity = createActivity({
     home: () => claims.home(),
     header: () => ({ project: path.basename(root), root, serverUrl: serverUrl ? String(serverUrl) : null, nso: coreVersion() }),
@@ -406,7 +408,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
       activity.record("task", { session: message.sessionID, task: entry.task });
     }
     if (message.typed && !entry.parentID) {
-      claims.register(message.sessionID, { task: message.text, agent: message.agent })?.ready?.catch(() => {});
+      claims.register(message.sessionID, { task: message.text, agent: message.agent, retry: true })?.ready?.catch(() => {});
     }
     // Only the router's scan window matters: the rest of a long message never crosses.
     const route = (text, ...rest) => withWorkflow((wf) => wf.route(crossingPrefix(text, wf.scanLimitBytes()), ...rest));

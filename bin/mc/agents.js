@@ -23,7 +23,7 @@ export const STATES = ["working", "blocked", "idle", "dead"];
 const MAX_OPEN_CALLS = 50;
 /** Longest value kept per field, as the feed's contract clips them (others: 200). */
 const BOUNDS = { message: 2000, target: 500, task: 300, title: 300, root: 4096, serverUrl: 2048 };
-const KINDS = new Set(["session", "agent", "task", "call", "idle", "compacted", "deleted"]);
+const KINDS = new Set(["session", "agent", "task", "call", "idle", "compacted", "deleted", "conductor"]);
 
 export { clip };
 
@@ -95,7 +95,7 @@ export function sessionFacts(feed) {
     let s = sessions.get(id);
     if (!s) {
       s = { id, first: t, last: t, lastActivityT: t, parent: null, agent: null, title: null, task: null, open: new Map(),
-        lastRefusal: null, activityAt: 0, idleAt: 0, blockedAt: 0 };
+        lastRefusal: null, storeProblem: null, activityAt: 0, idleAt: 0, blockedAt: 0 };
       sessions.set(id, s);
     }
     s.first ??= t;
@@ -112,6 +112,8 @@ export function sessionFacts(feed) {
       s.title = field(r.title, "title") ?? s.title;
     }
     if (r.kind === "task") s.task = field(r.task, "task") ?? s.task;
+    // The window's registration with the claim store: a failure shows until one succeeds.
+    if (r.kind === "conductor") s.storeProblem = r.state === "registration_failed" ? { message: field(r.message, "message"), t } : null;
     s.agent = field(r.agent, "agent") ?? s.agent;
     if (r.kind === "call") recordCall(s, r, t, index);
   }
@@ -191,7 +193,7 @@ export function agentRows(feed, instance, { now, registry = [] }) {
       key: `${instance.key}/${s.id}`, instance: instance.key, project: instance.project, root: instance.root,
       session: s.id, parent: s.parent, agent: s.agent, title: s.title, task: s.task,
       priority: held?.priority ?? null, state,
-      inProgress: open.length ? open[open.length - 1] : null, lastRefusal: s.lastRefusal,
+      inProgress: open.length ? open[open.length - 1] : null, lastRefusal: s.lastRefusal, storeProblem: s.storeProblem,
       // A dead instance holds nothing: its claims are left over until the Conductor reaps them.
       claims: held ? [...held.claims] : [], claimsStale: state === "dead" && Boolean(held?.claims.length), conductorId: held?.id ?? null,
       age: s.first === null ? null : Math.max(0, now - s.first), started: s.first, lastSeen: s.last,

@@ -98,7 +98,8 @@ function rowCells(row, now) {
     cell(row.task ?? row.title, 40),
     p ? `${cut(terminalSafe([p.tool, p.target].filter(Boolean).join(" ") || "?"), 32)} (${duration(now - p.since)})` : "-",
     r ? cell([r.rule ?? r.tool, r.message].filter(Boolean).join(": ") || "refused", 40) : "-",
-    claims.length ? cut(`${claims.length}: ${terminalSafe(claims.join(", "))}`, 32) : "-",
+    row.storeProblem ? cut(`not registered: ${terminalSafe(row.storeProblem.message ?? "")}`, 32)
+      : claims.length ? cut(`${claims.length}: ${terminalSafe(claims.join(", "))}`, 32) : "-",
     duration(row.age),
     typeof row.lastSeen === "number" ? `${duration(now - row.lastSeen)} ago` : "?",
   ];

@@ -39,14 +39,17 @@ const MIGRATIONS = [
   ],
 ];
 
+const requirePg = createRequire(createRequire(import.meta.url).resolve("pg"));
+/** node-postgres's own connection-string parser (host, port, user, database, socket, ssl). */
+const parseConnectionString = requirePg("pg-connection-string").parse;
+
 /** `user@host:port/database` as far as it is known, for messages (never a password). */
 export function describeTarget(settings, env = process.env) {
   let fromUrl = {};
   if (settings.url) {
     try {
-      const u = new URL(settings.url);
-      fromUrl = { user: decodeURIComponent(u.username) || undefined, host: u.hostname || undefined, port: u.port || undefined,
-        database: decodeURIComponent(u.pathname.slice(1)) || undefined };
+      const { user, host, port, database } = parseConnectionString(settings.url);
+      fromUrl = { user: user || undefined, host: host || undefined, port: port || undefined, database: database || undefined };
     } catch {
       fromUrl = {};
     }
@@ -58,7 +61,6 @@ export function describeTarget(settings, env = process.env) {
   return `${user ? `${user}@` : ""}${host}:${port}/${database ?? ""}`;
 }
 
-const requirePg = createRequire(createRequire(import.meta.url).resolve("pg"));
 
 /**
  * The password of the pgpass file for `params` (`$PGPASSFILE` of `env`, else ~/.pgpass; the
@@ -104,7 +106,14 @@ export function poolConfig(settings, env = process.env) {
     // Client side: a server that stops answering mid-query (a pulled cable) is given up on.
     query_timeout: timeoutMs + connectTimeoutMs,
   };
-  if (settings.url) config.connectionString = settings.url;
+  // node-postgres lets a parsed connection string override every other setting, its empty
+  // password included (which then beats the password function below): the URL's fields are
+  // taken here instead, and its password never is (the config refuses one anyway).
+  if (settings.url) {
+    for (const [key, value] of Object.entries(parseConnectionString(settings.url))) {
+      if (key !== "password" && value != null && value !== "") config[key] = value;
+    }
+  }
   for (const key of ["host", "port", "database", "user"]) if (settings[key] != null) config[key] = settings[key];
   if (settings.ssl) config.ssl = { rejectUnauthorized: true };
   config.password = async (params) => {

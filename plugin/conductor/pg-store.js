@@ -105,18 +105,18 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     }
   }
 
-  const lit = (text) => (text == null ? "NULL" : escapeLiteral(text));
-  const litArray = (list) => (list.length ? `ARRAY[${list.map(lit).join(", ")}]::text[]` : "'{}'::text[]");
-
   /**
    * BEGIN and the locked state row with the sprint and the database's time, in one round trip
-   * (the simple protocol carries several statements; values are escaped literals). The row is
-   * inserted again if someone deleted it. The time is read when the row is: after a lock wait
-   * it may be up to that wait early, so an expiry can come that much later, never earlier.
+   * (the simple protocol carries several statements; the namespace, a short configured name,
+   * is the only literal). The state before the last change (last_good) is not read: only a
+   * recovery needs it. The row is inserted again if someone deleted it. The time is read when
+   * the row is: after a lock wait it may be up to that wait early, so an expiry can come that
+   * much later, never earlier.
    */
   async function lockRow(client) {
-    const select = `SELECT s.state, s.last_good, s.revision, (SELECT sprint FROM ${t.sprint} WHERE namespace = ${lit(namespace)}) AS sprint,
-      clock_timestamp() AS now FROM ${t.state} s WHERE s.namespace = ${lit(namespace)} FOR UPDATE OF s`;
+    const ns = escapeLiteral(namespace);
+    const select = `SELECT s.state, s.revision, (SELECT sprint FROM ${t.sprint} WHERE namespace = ${ns}) AS sprint,
+      clock_timestamp() AS now FROM ${t.state} s WHERE s.namespace = ${ns} FOR UPDATE OF s`;
     let rows = (await client.query(`BEGIN; ${select}`))[1].rows;
     if (!rows.length) {
       await client.query(`INSERT INTO ${t.state} (namespace) VALUES ($1) ON CONFLICT DO NOTHING`, [namespace]);
@@ -127,26 +127,26 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
   }
 
   /**
-   * The new state (null: unchanged) and the log lines, in one statement; with `commit`, the
-   * COMMIT in the same round trip. Returns the revision the lines were written under.
+   * The new state (null: unchanged) and the log lines, in one statement whose values are
+   * parameters (the state is sent as it is, never escaped into the SQL text). Returns the
+   * revision the lines were written under. The caller commits.
    */
-  async function write(client, { written, recovered, revision, history, conflicts, commit }) {
-    const sql = `WITH u AS (
-        UPDATE ${t.state} SET last_good = CASE WHEN ${recovered} THEN last_good ELSE state END, state = ${lit(written || null)},
-          revision = revision + 1, updated_at = now() WHERE namespace = ${lit(namespace)} AND ${written !== null} RETURNING revision),
-      r AS (SELECT coalesce((SELECT revision FROM u), ${revision}::bigint) AS revision),
-      h AS (INSERT INTO ${t.history} (namespace, line, revision) SELECT ${lit(namespace)}, unnest(${litArray(history)}), (SELECT revision FROM r)),
-      c AS (INSERT INTO ${t.conflicts} (namespace, line, revision) SELECT ${lit(namespace)}, unnest(${litArray(conflicts)}), (SELECT revision FROM r))
-      SELECT revision FROM r`;
-    const results = await client.query(commit ? `${sql}; COMMIT` : sql);
-    return Number((commit ? results[0] : results).rows[0].revision);
+  async function write(client, { written, recovered, revision, history, conflicts }) {
+    const { rows } = await client.query(`WITH u AS (
+        UPDATE ${t.state} SET last_good = CASE WHEN $2::boolean THEN last_good ELSE state END, state = $3,
+          revision = revision + 1, updated_at = now() WHERE namespace = $1 AND $4::boolean RETURNING revision),
+      r AS (SELECT coalesce((SELECT revision FROM u), $5::bigint) AS revision),
+      h AS (INSERT INTO ${t.history} (namespace, line, revision) SELECT $1, unnest($6::text[]), (SELECT revision FROM r)),
+      c AS (INSERT INTO ${t.conflicts} (namespace, line, revision) SELECT $1, unnest($7::text[]), (SELECT revision FROM r))
+      SELECT revision FROM r`, [namespace, recovered, written || null, written !== null, revision, history, conflicts]);
+    return Number(rows[0].revision);
   }
 
   /** The corrupt state is kept (never deleted), last_good restored if the core accepts it. */
   async function recover(client, core, row, request, problem) {
     const { rows } = await client.query(`INSERT INTO ${t.corrupt} (namespace, state, problem) VALUES ($1, $2, $3) RETURNING id`,
       [namespace, row.state, problem]);
-    let text = row.last_good;
+    let text = (await client.query(`SELECT last_good FROM ${t.state} WHERE namespace = $1`, [namespace])).rows[0]?.last_good ?? null;
     if (typeof text === "string" && apply(core, buildRequest({ ...request, state: text, op: { operation: "status" } })).error?.code === "state_corrupt") text = null;
     const corrupt = `${t.corrupt} id ${rows[0].id}`;
     const message = `the conductor state in ${target} could not be read (${problem}); it was kept in ${corrupt} and ` + (text
@@ -174,16 +174,14 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       try {
         return await withClient(async (client) => {
           connected = true;
-          const tx = { committing: false, committed: false };
           try {
-            const answer = await decide(client, { sharedOp, now, random, host, ttlSeconds, errorLog, core, tx, commit: !insideLock });
+            const answer = await decide(client, { localOp: op, sharedOp, now, random, host, ttlSeconds, errorLog, core });
             await insideLock?.(answer, client);
-            tx.committing = true;
-            if (!tx.committed) await client.query("COMMIT");
+            committing = true; // from here the operation may have been applied: never retried
+            await client.query("COMMIT");
             known = { ...known, revision: answer.version, checkedAt: Date.now() };
             return answer;
           } catch (error) {
-            committing = tx.committing;
             if (!committing) await client.query("ROLLBACK").catch(() => {});
             throw error;
           }
@@ -196,14 +194,20 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
   }
 
   /**
-   * Inside the transaction: the locked row, the core's decision, the writes (with `commit`,
-   * the COMMIT too: `tx.committing` is set before it is sent, `tx.committed` after).
+   * Inside the transaction: the locked row, the core's decision, the writes (the caller
+   * commits).
    */
-  async function decide(client, { sharedOp, now, random, host, ttlSeconds, errorLog, core, tx, commit }) {
+  async function decide(client, { localOp, sharedOp, now, random, host, ttlSeconds, errorLog, core }) {
     const row = await lockRow(client);
     const request = { now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op: sharedOp, sprint: row.sprint ?? null };
     let state = row.state;
     let response = apply(core, buildRequest({ ...request, state }));
+    if (response.error?.code === "bad_request" && localOp !== sharedOp) {
+      // The core quotes (and clips) the pattern it refused: asked again with the user's own
+      // text, on no state, it names the user's path (a pattern error depends on nothing else).
+      const local = apply(core, buildRequest({ ...request, op: localOp, state: null, sprint: null }));
+      if (local.error?.code === "bad_request") response = { ...response, error: local.error, result: local.result };
+    }
     let recovered = null;
     if (response.error?.code === "state_corrupt") {
       const found = await recover(client, core, row, request, response.error.message);
@@ -219,9 +223,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     const conflicts = response.error ? [] : response.conflicts ?? [];
     let revision = Number(row.revision);
     if (written !== null || history.length || conflicts.length) {
-      tx.committing = commit;
-      revision = await write(client, { written, recovered: recovered !== null, revision, history, conflicts, commit });
-      tx.committed = commit;
+      revision = await write(client, { written, recovered: recovered !== null, revision, history, conflicts });
     }
     const result = paths.toLocal(recovered ? { ...response.result, recovered } : response.result ?? null);
     return { result, error: response.error ?? null, recovered, changed: written !== null, version: revision };

@@ -184,3 +184,30 @@ test("source detection follows the seed, with OpenCode first; argument parsing",
   const opts = parseConductorArgs(["claim", "a", "--files", "b", "c", "--force", "why", "--file", "d", "--max-age-minutes", "5"]);
   assert.deepEqual([opts.op, opts.paths, opts.files, opts.force, opts.maxAgeMinutes], ["claim", ["a"], ["b", "c", "d"], "why", "5"]);
 });
+
+test("the CLI judges other machines' instances by the project's conductor.ttlSeconds (600 s without one), as the windows do", async () => {
+  const { runConductor, isoSeconds } = await import("../../plugin/conductor/store.js");
+  const { project, home, nso } = setup();
+  /** An instance of another machine whose last heartbeat was `ageSeconds` ago, holding users.ts. */
+  const deadElsewhere = async (ageSeconds) => {
+    const now = isoSeconds(new Date(Date.now() - ageSeconds * 1000));
+    const common = { home, now, host: "other-machine", ttlSeconds: 100_000 };
+    const id = (await runConductor({ ...common, op: { operation: "start", task: "elsewhere", priority: "P1", working_directory: project, project_root: project, source: "web" } })).result.instance_id;
+    assert.equal((await runConductor({ ...common, op: { operation: "claim", instance_id: id, files: [`${project}/src/api/users.ts`] } })).result.status, "ok");
+    return id;
+  };
+  const me = nso(["start", "--task", "here", "--priority", "P1", "--json"]).json().instance_id;
+  // No config: the windows' default of 600 s, not the seed's hour.
+  const old = await deadElsewhere(11 * 60);
+  const freed = nso(["claim", "src/api/users.ts", "--instance", me, "--json"]);
+  assert.equal(freed.code, 0, freed.out);
+  assert.ok(!nso(["status", "--json"]).json().instances.some((i) => i.id === old));
+  assert.equal(nso(["release", "--all", "--instance", me]).code, 0);
+  // ttlSeconds 10: a heartbeat 12 s old no longer holds anything.
+  fs.mkdirSync(path.join(project, ".opencode"), { recursive: true });
+  fs.writeFileSync(path.join(project, ".opencode/nso.json"), JSON.stringify({ conductor: { ttlSeconds: 10 } }));
+  await deadElsewhere(12);
+  const claim = nso(["claim", "src/api/users.ts", "--instance", me, "--json"]);
+  assert.equal(claim.code, 0, claim.out);
+  assert.equal(claim.json().status, "ok");
+});

@@ -18,8 +18,8 @@ const HOST = "host-a";
 const transcripts = Object.fromEntries(STORE_KINDS.map((k) => [k, []]));
 
 /** A store of `kind` whose every answer is recorded; `op(fields, {now, random, host})`. */
-async function session(kind, name) {
-  const { store } = await freshStore(kind);
+async function session(kind, name, { root } = {}) {
+  const { store } = await freshStore(kind, { root, settings: root ? { repository: "shop" } : {} });
   const log = [];
   transcripts[kind].push([name, log]);
   const op = async (operation, { now = 0, random = "zzzzzz", host = HOST, ttlSeconds = 600 } = {}) => {
@@ -154,11 +154,23 @@ for (const kind of STORE_KINDS) {
     assert.deepEqual(cleanup.removed, ["web-oldone"]);
     assert.deepEqual((await store.readLog("history")).map((l) => JSON.parse(l).id), ["web-oldone"]);
   });
+
+  test(`${kind}: a refused pattern is named in the user's path, also when the store keeps it under the repository's name`, async () => {
+    const { op } = await session(kind, "pattern-errors", { root: "/w" });
+    await op(...start("aaaaaa"));
+    const nul = (await op({ operation: "claim", instance_id: "web-aaaaaa", files: ["/w/src/a\0b.ts"] }, { now: 10 })).error;
+    assert.equal(nul.code, "bad_request");
+    assert.match(nul.message, /^claim pattern "\/w\/src\/a\\0b\.ts": contains a NUL character$/);
+    const long = `/w/src/${"d/".repeat(2100)}x.ts`;
+    const tooLong = (await op({ operation: "claim", instance_id: "web-aaaaaa", files: [long] }, { now: 20 })).error;
+    assert.match(tooLong.message, /^claim pattern "\/w\/src\/d\/d\/.*…": longer than 4096 bytes$/);
+    assert.equal((await op({ operation: "claim", instance_id: "web-aaaaaa", files: ["/w/src/ok.ts"] }, { now: 30 })).result.claimed[0], "/w/src/ok.ts");
+  });
 }
 
 test("both stores answered every operation identically", () => {
   const [files, pg] = STORE_KINDS.map((k) => transcripts[k]);
-  assert.equal(files.length, 6);
+  assert.equal(files.length, 7);
   assert.deepEqual(pg.map(([name]) => name), files.map(([name]) => name));
   for (const [i, [name, log]] of files.entries()) {
     assert.ok(log.length >= 4, name);

@@ -93,7 +93,9 @@ function fillRow(tr, row, conflicts) {
   set(6, r ? clipped(`${r.tool}: ${r.message ?? r.rule ?? ""}`, 140) : "–", r ? `${r.tool} (${r.rule ?? "?"}): ${r.message ?? ""}` : undefined);
   const claims = (row.claims ?? []).map((c) => shortClaim(c, row.root));
   const stale = row.claimsStale ? "stale (dead instance): " : "";
-  set(7, claims.length ? `${stale}${clipped(claims.join(", "), 100)}` : "–", claims.length ? `${stale}${claims.join("\n")}` : undefined);
+  const problem = row.storeProblem?.message;
+  if (problem) set(7, clipped(`not registered: ${problem}`, 100), problem);
+  else set(7, claims.length ? `${stale}${clipped(claims.join(", "), 100)}` : "–", claims.length ? `${stale}${claims.join("\n")}` : undefined);
   cells[7].classList.toggle("stale", Boolean(row.claimsStale));
   tr.dataset.state = row.state ?? "";
   tr.classList.toggle("has-conflict", Boolean(conflictWith));

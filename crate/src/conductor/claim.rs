@@ -3,15 +3,16 @@
 //! of the same instance never conflict (its subagents share it). With `force`, the conflicting
 //! claims are taken from their holders (each learns it through `notices`) and logged.
 //!
-//! Cost: each requested pattern is compared with every existing claim, first by the literal
-//! heads of the two texts (no parsing, no allocation), and only when those meet by the full
-//! intersection: linear in the number of claims.
+//! Cost: the other instances' claims are indexed by literal head ([`HeldIndex`]); a requested
+//! pattern is intersected only with the claims whose heads meet its own, so the check grows
+//! with the claims that could meet it, not with every claim held.
 
 use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
 use super::glob::{heads_meet, normalize, Pattern};
+use super::held::HeldIndex;
 use super::intersect::{overlap, Overlap};
 use super::liveness::age_minutes;
 use super::ops::{clip, Ctx};
@@ -32,31 +33,27 @@ struct Found {
 
 /// Runs `claim` for the instance `op.instance_id`.
 pub(crate) fn claim(ctx: &mut Ctx, op: &Claim) -> Result<Value, ConductorError> {
-    let me = ctx.index(&op.instance_id)?;
+    // The patterns first: their error depends on the request alone, so a store that keeps
+    // patterns under other names can ask again with the user's text and get the same answer.
     let wanted = checked_patterns(&op.files)?;
+    let me = ctx.index(&op.instance_id)?;
     let fresh = not_yet_held(&ctx.state.instances[me].files_claimed, &wanted);
     let mut found = Vec::new();
+    let index = HeldIndex::new(&ctx.state.instances, me);
     for (file, pattern) in &fresh {
-        for (k, other) in ctx.state.instances.iter().enumerate() {
-            if k == me {
-                continue;
-            }
-            for held in &other.files_claimed {
-                if !heads_meet(file, held) {
-                    continue;
-                }
-                let example = match overlap(pattern, &Pattern::parse(held)) {
-                    Overlap::Disjoint => continue,
-                    Overlap::Witness(path) => Some(path),
-                    Overlap::Assumed => None,
-                };
-                found.push(Found {
-                    file: file.clone(),
-                    holder: k,
-                    pattern: held.clone(),
-                    example,
-                });
-            }
+        for (k, j) in index.candidates(file) {
+            let held = &ctx.state.instances[k].files_claimed[j];
+            let example = match overlap(pattern, &Pattern::parse(held)) {
+                Overlap::Disjoint => continue,
+                Overlap::Witness(path) => Some(path),
+                Overlap::Assumed => None,
+            };
+            found.push(Found {
+                file: file.clone(),
+                holder: k,
+                pattern: held.clone(),
+                example,
+            });
         }
     }
     let mut forced = Vec::new();

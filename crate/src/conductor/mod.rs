@@ -17,6 +17,7 @@ mod fields;
 pub mod gate;
 pub mod glob;
 mod glob_syntax;
+mod held;
 pub mod intersect;
 pub mod liveness;
 mod ops;
