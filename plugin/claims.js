@@ -7,7 +7,8 @@
 import os from "node:os";
 import path from "node:path";
 import { loadCore } from "./core-loader.js";
-import { canonicalClaim, literalClaim } from "./conductor/paths.js";
+import { canonicalClaim } from "./conductor/paths.js";
+import { conflictText, targetPattern } from "./conductor/conflicts.js";
 import { processStartToken } from "./conductor/liveness.js";
 import { coreError } from "./errors.js";
 import { resolveHome } from "./conductor/home.js";
@@ -15,32 +16,6 @@ import { openStore } from "./conductor/stores.js";
 import { registerWithRetry, registrationLabel, sessionTasks } from "./conductor/registration.js";
 
 const TASK_CHARS = 200;
-
-/**
- * The claim pattern of a project-relative target (`below`: everything under it). A tool's
- * target is a literal path: `app/[id].tsx` is that file, never a glob.
- */
-export function targetPattern(root, [rel, below]) {
-  return literalClaim(rel ? `${root}/${rel}` : root, { folder: below });
-}
-
-/** The agent-facing text for a conflict result of the store. */
-export function conflictText(conflicts, mode) {
-  const who = conflicts.map((c) => {
-    const agent = c.holder_agent ? `, agent @${c.holder_agent}` : "";
-    const age = c.holder_age_minutes !== undefined ? `, claimed ${c.holder_age_minutes} min ago` : "";
-    return `${c.file} is claimed by instance ${c.held_by} (project ${c.holder_project ?? "?"}, task "${c.holder_task ?? ""}"${agent}${age})`;
-  }).join("; ");
-  const options = "Options: wait until that window finishes (its claims are released when it is done, idle or gone), " +
-    "coordinate with it (it can release the file with nso_release), or ask the person to take it over: " +
-    "`nso conductor claim <path> --force \"why\"`.";
-  // The instance id starts with its source: `cc-` a Claude Code session, `opc-` an OpenCode window.
-  const claude = conflicts.filter((c) => String(c.held_by).startsWith("cc-")).length;
-  const holder = claude === 0 ? "Another OpenCode window" : claude === conflicts.length ? "A Claude Code session" : "Another agent session";
-  return mode === "advisory"
-    ? `NSO conductor (advisory): ${who}. The call went ahead; another window may be editing the same file. ${options}`
-    : `${who}. ${holder} holds it, so this call would overwrite its work. ${options}`;
-}
 
 /**
  * The claims of one NSO instance (one project in this process). `settings()` gives the

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { conflictText, targetPattern } from "../../plugin/claims.js";
+import { conflictText, targetPattern } from "../../plugin/conductor/conflicts.js";
 import { resolveHome, STATUS_FILE } from "../../plugin/conductor/home.js";
 import { procStat, processStartToken } from "../../plugin/conductor/liveness.js";
 import { runConductor } from "../../plugin/conductor/store.js";
