@@ -128,7 +128,7 @@ async function storeCheck(root, text) {
     await store.run({ op: { operation: "status" } });
     return ok("claim store", `reachable: ${store.describe ?? store.home ?? store.kind}`);
   } catch (error) {
-    return bad("claim store", `${store.describe ?? "the claim store"} is not reachable: ${error.message}`, error.fix ?? "check conductor.store in .opencode/nso.json (docs/routing-and-contracts.md).");
+    return bad("claim store", error.message, error.fix ?? "check conductor.store in .opencode/nso.json (docs/conductor.md).");
   } finally {
     await closeStores();
   }

@@ -129,6 +129,6 @@ export function enforce(opts, out) {
   const next = jsonText({ ...config, authority: { ...(config.authority ?? {}), mode } });
   policyOf(next, file);
   apply([{ file, text: next, note: mode === "audit" ? "switched to audit mode" : "switched to enforcing" }], opts, out);
-  if (!opts.dryRun) out(mode === "audit" ? "NSO now logs what it would refuse (`nso audit`) and refuses nothing." : "NSO now refuses what the policy forbids. Running OpenCode windows pick this up on their next call.");
+  if (!opts.dryRun) out(mode === "audit" ? "NSO now logs what it would refuse (`nso audit`) and refuses nothing." : "NSO now refuses what the policy forbids, in OpenCode sessions started from now on.");
   return 0;
 }
