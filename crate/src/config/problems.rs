@@ -37,10 +37,7 @@ impl From<ConfigError> for Problem {
 /// Every problem of `text` (the contents of `file`), in the order of the file's sections;
 /// empty when the configuration is valid.
 pub fn every_problem(file: &str, text: &str) -> Vec<Problem> {
-    let whole = match parse(file, Some(text)) {
-        Ok(_) => None,
-        Err(e) => Some(e),
-    };
+    let whole = parse(file, Some(text)).err();
     // Not JSON or not an object: nothing more can be said.
     let top: Map<String, Value> = match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(top)) => top,
