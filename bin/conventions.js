@@ -143,3 +143,38 @@ export function overview(commands, version) {
     "Reference: docs/cli.md",
   ].join("\n");
 }
+
+/**
+ * Runs `run` (a command's main: resolves to its exit status) so that under `--json` a failure
+ * that printed only text on stderr also prints the JSON error shape on stdout: every command
+ * answers `--json` with JSON, whoever wrote its error. Stderr is passed through unchanged.
+ */
+export async function withJsonErrors(run) {
+  const { stdout, stderr } = process;
+  const writeOut = stdout.write.bind(stdout);
+  const writeErr = stderr.write.bind(stderr);
+  let wroteOut = false;
+  let errText = "";
+  stdout.write = (chunk, ...rest) => {
+    wroteOut = true;
+    return writeOut(chunk, ...rest);
+  };
+  stderr.write = (chunk, ...rest) => {
+    errText += String(chunk);
+    return writeErr(chunk, ...rest);
+  };
+  let exit;
+  try {
+    exit = await run();
+  } finally {
+    stdout.write = writeOut;
+    stderr.write = writeErr;
+  }
+  if (exit !== 0 && !wroteOut && errText.trim()) {
+    // NSO's own log lines (`[nso] ...`) are not the error.
+    const [message, fix] = errText.split("\n").filter((l) => !l.startsWith("[nso] ")).join("\n").trim().split(/\nFix: /);
+    const text = message.split("\n\nusage:")[0].trim();
+    writeOut(`${JSON.stringify({ error: { code: exit === 2 ? "usage" : "error", message: text, fix: fix?.trim() ?? null } }, null, 2)}\n`);
+  }
+  return exit;
+}

@@ -21,7 +21,7 @@ import { mcMain } from "./mc/launch.js";
 import { doctorMain } from "./doctor.js";
 import { HELP } from "./commands.js";
 import { configProblems } from "./config-check.js";
-import { UsageError, checkDir, checkFlags, didYouMean, overview, reportError, shortHelp, wantsHelp } from "./conventions.js";
+import { UsageError, checkDir, checkFlags, didYouMean, overview, reportError, shortHelp, wantsHelp, withJsonErrors } from "./conventions.js";
 
 /** Whether the command was asked for JSON: its errors are JSON too (bin/conventions.js). */
 let jsonOut = false;
@@ -331,4 +331,4 @@ try {
   if (!(error instanceof UsageError)) throw error;
   process.exit(reportError(error, { json: jsonOut }));
 }
-process.exit(await command.run(argv));
+process.exit(jsonOut ? await withJsonErrors(() => command.run(argv)) : await command.run(argv));

@@ -102,6 +102,16 @@ test("under --json, errors are JSON too: usage errors and config errors", () => 
   assert.match(error.message, /preset/);
   assert.ok(error.fix);
   assert.equal(JSON.parse(nso(["explian", "--json"]).out).error.code, "unknown_command");
+  // Commands with their own parsers too: the same shape on stdout, the text on stderr.
+  const since = nso(["audit", "--since", "bogus", "--json", "--dir", makeProject()]);
+  assert.equal(since.code, 2);
+  assert.match(JSON.parse(since.out).error.message, /--since "bogus"/);
+  const decisions = nso(["decisions", "--json", "--dir", makeProject({ ".opencode/nso.json": "{nope" })]);
+  assert.notEqual(decisions.code, 0);
+  const { error: broken2 } = JSON.parse(decisions.out);
+  assert.match(broken2.message, /not valid JSON/);
+  assert.doesNotMatch(broken2.message, /^\[nso\]/);
+  assert.match(broken2.fix, /correct the JSON syntax/);
 });
 
 test("nso check lists the problems of every section in one run", () => {
