@@ -75,8 +75,8 @@ export class Nso {
 }
 
 /**
- * Every problem in a configuration text, every section at once, as JSON
- * `[{code, path, problem, fix}]` (empty when it is valid). The constructor reports only the first.
+ * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
+ * it is valid). The constructor reports only the first.
  */
 export function checkConfig(config_file: string, config_text: string): string;
 

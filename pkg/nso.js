@@ -268,8 +268,8 @@ if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
 exports.Nso = Nso;
 
 /**
- * Every problem in a configuration text, every section at once, as JSON
- * `[{code, path, problem, fix}]` (empty when it is valid). The constructor reports only the first.
+ * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
+ * it is valid). The constructor reports only the first.
  * @param {string} config_file
  * @param {string} config_text
  * @returns {string}
