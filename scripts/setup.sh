@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything NSO needs to build and test on a fresh Debian 12 machine.
 # Idempotent: each step is skipped when what it installs is already present.
-# Recipe and reasons: README "Building from source".
+# Recipe and reasons: docs/contributing.md "Building from source".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -3,7 +3,7 @@
 import path from "node:path";
 import { InitError, jsonText, parseObject } from "./json-file.js";
 
-/** The name NSO is published under (README "Install NSO into your OpenCode", option 1). */
+/** The name NSO is published under (docs/install.md). */
 export const PACKAGE_NAME = "nso-opencode";
 /** OpenCode's config schema, for a file NSO creates. */
 export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
