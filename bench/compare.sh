@@ -9,4 +9,4 @@ base=$(mktemp -d)
 trap 'git worktree remove --force "$base" >/dev/null 2>&1 || rm -rf "$base"' EXIT
 git worktree add --detach --quiet "$base" "$ref"
 ln -s "$PWD/node_modules" "$base/node_modules"
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/hook-speed.bench.mjs --baseline "$base/plugin/nso-plugin.js"
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/hook-speed.bench.mjs --baseline "$base/plugin/nso-plugin.js"

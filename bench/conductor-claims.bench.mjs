@@ -7,7 +7,7 @@
 // The PostgreSQL store is compared with this one in bench/conductor-store.bench.mjs.
 //
 // `node bench/conductor-claims.bench.mjs [--sizes=100,1000,10000] [--runs=200] [--workers=16] [--rounds=40]`;
-// in Bun: `BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-claims.bench.mjs` (workers
+// in Bun: `BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/conductor-claims.bench.mjs` (workers
 // are this script run by process.execPath with `--worker`). `bash bench/run.sh` runs both.
 // Not a test: it reports figures, it asserts nothing (it stops if an answer is not the one
 // it meant to measure).

@@ -1,7 +1,7 @@
 // Benchmark of the conductor's inter-process lock (plugin/conductor/lock.js over
 // proper-lockfile): the cost of one uncontended lock + unlock, and, when the core has the
 // conductor, of one whole operation (lock, read, decide, atomic write, unlock).
-// `node bench/conductor-lock.bench.mjs [runs]`; in Bun: `BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-lock.bench.mjs`.
+// `node bench/conductor-lock.bench.mjs [runs]`; in Bun: `BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/conductor-lock.bench.mjs`.
 // Not a test: it reports figures, it asserts nothing.
 import fs from "node:fs";
 import os from "node:os";

@@ -1,7 +1,7 @@
 // Benchmark of `nso replay`: a generated `opencode export` of 10,000 tool calls (writes, edits
 // of files written earlier, appends to an append-only notepad, reads, bash commands with git,
 // apply_patch, task) replayed under the kord preset, in process (read, decide, report) and as
-// the CLI. Runs in Node and in OpenCode's own Bun (`BUN_BE_BUN=1 node_modules/.bin/opencode
+// the CLI. Runs in Node and in OpenCode's own Bun (`BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode
 // bench/replay.bench.mjs`). Not a test: it reports figures (the target is under 2 s).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";

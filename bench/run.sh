@@ -11,16 +11,16 @@ cd "$(dirname "$0")/.."
 native=$(mktemp)
 trap 'rm -f "$native"' EXIT
 cargo run --release --quiet --example hook_speed > "$native"
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/hook-speed.bench.mjs --native "$native"
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/real-paths.bench.mjs
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/hook-speed.bench.mjs --native "$native"
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/real-paths.bench.mjs
 node bench/plugin.bench.mjs
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/plugin.bench.mjs
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/plugin.bench.mjs
 node bench/conductor-claims.bench.mjs
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/conductor-claims.bench.mjs
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/conductor-claims.bench.mjs
 node bench/conductor-store.bench.mjs
 node bench/continuity.bench.mjs
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/continuity.bench.mjs
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/continuity.bench.mjs
 node bench/replay.bench.mjs
-BUN_BE_BUN=1 node_modules/.bin/opencode bench/replay.bench.mjs
+BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/replay.bench.mjs
 node bench/mc.bench.mjs
 node bench/hook.bench.mjs # whole-process Claude Code hook calls: native nso-hook (cargo build --release -p nso-hook), Node, Python

@@ -20,7 +20,7 @@ export const CONDUCTOR_USAGE = `  nso conductor start --task T --priority P1..P4
   nso conductor heartbeat                                                  (--instance ID)
   nso conductor status | cleanup [--max-age-minutes N]
   nso conductor sprint (--set FILE | --clear)   (the priority gate's sprint.json; FILE - is stdin)
-  nso conductor [OP] --json-in        (the seed's JSON operation on stdin)
+  nso conductor [OP] --json-in        (one operation as JSON on stdin)
   all conductor commands: [--json] [--dir DIR] [--home DIR]  (--home: the files store in DIR)`;
 
 export const CONDUCTOR_HELP = `conductor

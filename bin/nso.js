@@ -9,88 +9,26 @@ import { createNso } from "../plugin/nso.js";
 import { projectAgents } from "../plugin/project-agents.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
-import { AUDIT_HELP, AUDIT_USAGE, auditMain } from "./audit-cli.js";
-import { REPLAY_HELP, REPLAY_USAGE, replayMain } from "./replay-cli.js";
-import { GUARD_HELP, GUARD_USAGE, guardMain } from "./init/guard.js";
-import { INIT_HELP, INIT_USAGE, initMain } from "./init/cli.js";
-import { HOOK_HELP, HOOK_USAGE, hookMain } from "./hook-cli.js";
-import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
-import { CONTINUITY_COMMANDS, CONTINUITY_HELP, CONTINUITY_USAGE, continuityMain } from "./continuity-cli.js";
-import { STATUS_HELP, STATUS_USAGE, statusMain } from "./mc/status-cli.js";
-import { MC_HELP, MC_USAGE, mcMain } from "./mc/launch.js";
+import { auditMain } from "./audit-cli.js";
+import { replayMain } from "./replay-cli.js";
+import { guardMain } from "./init/guard.js";
+import { enforceMain, initMain } from "./init/cli.js";
+import { hookMain } from "./hook-cli.js";
+import { conductorMain } from "./conductor-cli.js";
+import { continuityMain } from "./continuity-cli.js";
+import { statusMain } from "./mc/status-cli.js";
+import { mcMain } from "./mc/launch.js";
+import { doctorMain } from "./doctor.js";
+import { HELP } from "./commands.js";
+import { configProblems } from "./config-check.js";
+import { UsageError, checkDir, checkFlags, didYouMean, overview, reportError, shortHelp, wantsHelp, withJsonErrors } from "./conventions.js";
 
-const USAGE = `usage:
-  nso explain --agent NAME --command "BASH COMMAND"      [--dir DIR] [--json]
-  nso explain --agent NAME --tool TOOL [--path P] [--args JSON] [--dir DIR] [--json]
-              (--as-user instead of --agent NAME: the person at the keyboard, see WHO)
-  nso explain --command /CMD --task N                     [--dir DIR] [--json]   (as nso route)
-  nso route --command /CMD --task N [--state FILE] [--todo FILE] [--dir DIR] [--json]
-  nso status check [--todo FILE] [--state FILE] [--dir DIR] [--json]
-  nso status set N STATUS (--agent NAME | --as-user) [--artifact PATH]... [--dir DIR] [--json]
-  nso status new --title T [--description D] [--priority P] [--language L] (--agent NAME | --as-user) [--dir DIR] [--json]
-  nso status archive (--agent NAME | --as-user) [--dir DIR] [--json]
-  nso status recover [--dir DIR]
-${STATUS_USAGE}
-${MC_USAGE}
-  nso check [--dir DIR]
-${CONDUCTOR_USAGE}
-${CONTINUITY_USAGE}
-${AUDIT_USAGE}
-${REPLAY_USAGE}
-${INIT_USAGE}
-${GUARD_USAGE}
-${HOOK_USAGE}
-
-explain  how NSO decides one tool call: the verdict, the rule and where it is defined, who
-         may, and why. --command implies --tool bash; --path sets filePath (default tool:
-         write). --args gives the tool's arguments as JSON (merged over the others).
-         Exit status: 0 allowed (also soft/warn), 1 blocked, 2 usage or config error.
-route    which agent a language-routed command goes to for a task: the routing table from
-         the frontmatter of .opencode/command/*.md (routing: language_based, per-language
-         keys, default), the language from the task's state.json (the project folder
-         .opencode/specs/NNN_*/state.json, else .opencode/specs/state.json; or --state),
-         else its TODO.md entry's **Language** (.opencode/specs/TODO.md; or --todo), else
-         general. Exit 0 routed, 1 no table or no agent, 2 usage error.
-status check
-         every disagreement between TODO.md and state.json (status, artifacts, numbers,
-         tasks on one side only) with file and line; defaults .opencode/specs/TODO.md and
-         .opencode/specs/state.json. Exit 0 consistent, 1 not, 2 missing files.
-status set
-         moves task N to STATUS in TODO.md, state.json and the task's project state.json
-         (.opencode/specs/NNN_*/state.json) together, or changes nothing: the move must be
-         legal for the caller (the status machine's transitions and role gates) and every
-         file it writes must be allowed to the caller by the authority policy, exactly as
-         for nso_status_set in OpenCode; dates are stamped and each --artifact is linked.
-status new
-         adds a task numbered next_project_number (which is incremented) to both files.
-status archive
-         moves completed and abandoned tasks to .opencode/specs/archive/state.json and
-         their project folders to .opencode/specs/archive/.
-status recover
-         finishes a sync that was interrupted (a crash after its commit point) or removes
-         its temp files (before it); every status command does this first.
-         Exit status of set/new/archive/recover: 0 done, 1 refused (the message names the
-         file and line, and what is legal), 2 usage error or missing files.
-${STATUS_HELP}
-${MC_HELP}
-check    validates DIR/.opencode/nso.json and lists every problem. Exit 0 valid, 1 not.
-${CONDUCTOR_HELP}
-${CONTINUITY_HELP}
-${AUDIT_HELP}
-${REPLAY_HELP}
-${INIT_HELP}
-${GUARD_HELP}
-${HOOK_HELP}
-DIR      the project folder (default: the current one); the project root is its git root.
-WHO      --agent NAME decides as OpenCode's agent NAME would be decided in this project:
-         the same engine, policy and messages (an agent the policy does not know is refused
-         as in OpenCode). --as-user acts for the person at the keyboard with the rights the
-         project gives the person: the agent \`user\` of \`authority.agents\` in
-         .opencode/nso.json (e.g. "user": {"like": "planner"}); without one, refused.`;
+/** Whether the command was asked for JSON: its errors are JSON too (bin/conventions.js). */
+let jsonOut = false;
 
 function fail(message, code = 2) {
-  console.error(message);
-  process.exit(code);
+  const [text, fix] = message.split("\nFix: ");
+  process.exit(reportError(Object.assign(new Error(text), { exit: code, fix, code: code === 2 ? "usage" : "error" }), { json: jsonOut }));
 }
 
 function parseArgs(argv) {
@@ -106,12 +44,11 @@ function parseArgs(argv) {
     else if (arg === "--as-user") opts.asUser = true;
     else if (["--agent", "--command", "--tool", "--path", "--args", "--dir", "--session", "--task", "--state", "--todo",
       "--title", "--description", "--priority", "--language", "--artifact"].includes(arg)) {
-      if (i + 1 >= rest.length) fail(`nso: ${arg} needs a value\n\n${USAGE}`);
+      if (i + 1 >= rest.length) fail(`nso ${sub}: ${arg} needs a value`);
       if (arg === "--artifact") opts.artifact.push(rest[++i]);
       else opts[arg.slice(2)] = rest[++i];
-    } else if (arg === "-h" || arg === "--help") opts.command = "help";
-    else if (sub === "status set" && !arg.startsWith("-")) opts.positional.push(arg);
-    else fail(`nso: unknown argument ${JSON.stringify(arg)}\n\n${USAGE}`);
+    } else if (sub === "status set" && !arg.startsWith("-")) opts.positional.push(arg);
+    else fail(`nso ${sub}: unknown argument ${JSON.stringify(arg)}`);
   }
   return opts;
 }
@@ -184,7 +121,7 @@ function explain(opts) {
       fail(`nso explain: --args is not valid JSON: ${error.message}`);
     }
   }
-  if (!tool) fail(`nso explain: give --command, --path or --tool\n\n${USAGE}`);
+  if (!tool) fail(`nso explain: give --command, --path or --tool`);
   const { directory, worktree } = project(opts.dir);
   const nso = loadNso(worktree);
   if (who.asUser && !opts.json) console.log(who.note);
@@ -199,14 +136,14 @@ function explain(opts) {
  * (the person at the keyboard, with the rights of the policy's agent `user`). One is required.
  */
 function caller(opts, what) {
-  if (opts.asUser && opts.agent) fail(`nso ${what}: give --agent NAME or --as-user, not both\n\n${USAGE}`);
+  if (opts.asUser && opts.agent) fail(`nso ${what}: give --agent NAME or --as-user, not both`);
   if (opts.asUser) {
     return {
       agent: "user", asUser: true,
       note: "nso: acting for the person at the keyboard, with the rights of agent `user` (authority.agents.user in .opencode/nso.json)",
     };
   }
-  if (!opts.agent) fail(`nso ${what}: --agent NAME or --as-user is required (the same rules decide as in OpenCode)\n\n${USAGE}`);
+  if (!opts.agent) fail(`nso ${what}: --agent NAME or --as-user is required (the same rules decide as in OpenCode)`);
   return { agent: opts.agent, asUser: false };
 }
 
@@ -215,7 +152,7 @@ function readIf(file) {
 }
 
 function route(opts) {
-  if (!opts.command || !opts.task) fail(`nso route: --command and --task are required\n\n${USAGE}`);
+  if (!opts.command || !opts.task) fail(`nso route: --command and --task are required`);
   const { worktree } = project(opts.dir);
   let language, routed;
   try {
@@ -276,10 +213,10 @@ async function statusSync(opts) {
   let args = {};
   if (op === "set") {
     const [n, status] = opts.positional;
-    if (opts.positional.length !== 2 || !/^\d+$/.test(n)) fail(`nso status set: give the task number and the new status\n\n${USAGE}`);
+    if (opts.positional.length !== 2 || !/^\d+$/.test(n)) fail(`nso status set: give the task number and the new status`);
     args = { taskNumber: Number(n), newStatus: status, artifacts: opts.artifact };
   } else if (op === "new") {
-    if (!opts.title) fail(`nso status new: --title is required\n\n${USAGE}`);
+    if (!opts.title) fail(`nso status new: --title is required`);
     args = { title: opts.title, description: opts.description, priority: opts.priority, language: opts.language };
   }
   const who = caller(opts, `status ${op}`);
@@ -318,42 +255,80 @@ async function statusRecover(opts) {
 function check(opts) {
   const { worktree } = project(opts.dir);
   const file = path.join(worktree, ".opencode/nso.json");
-  if (!fs.existsSync(file)) {
-    console.log(`${file}: not present; NSO uses its defaults (preset nso).`);
-    return;
+  const text = readIf(file);
+  const { problems, empty } = text === undefined ? { problems: [], empty: true } : configProblems(text);
+  const note = text === undefined ? "not present: NSO uses its defaults (preset nso)." : empty ? "empty: NSO uses its defaults (preset nso)." : "valid.";
+  if (opts.json) console.log(JSON.stringify({ file, valid: !problems.length, defaults: empty, problems }, null, 2));
+  else {
+    for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
+    console.log(problems.length ? `${problems.length} problem(s) in ${file}.` : `${file}: ${note}`);
   }
-  const text = fs.readFileSync(file, "utf8");
-  const problems = JSON.parse(loadCore().checkConfig(".opencode/nso.json", text));
-  if (!problems.length) {
-    try {
-      problems.push(...JSON.parse(new (loadWorkflowCore().Workflow)(".opencode/nso.json", text).statusProblems()));
-    } catch (error) {
-      // what only the workflow package checks (the T0 policy) fails its constructor
-      problems.push({ path: error.path ?? "(document)", problem: (error.problem ?? error.message).replace(/^.*?: .*?: /, ""), code: error.code ?? "config", fix: error.fix ?? "correct the file." });
-    }
-  }
-  for (const p of problems) console.log(`.opencode/nso.json: ${p.path}: ${p.problem} [${p.code}]\n  Fix: ${p.fix}`);
-  if (problems.length) process.exit(1);
-  console.log(`${file}: valid.`);
+  process.exit(problems.length ? 1 : 0);
 }
 
-// The conductor has its own flags (bin/conductor-cli.js).
-if (process.argv[2] === "hook") process.exit(await hookMain(process.argv.slice(3)));
-if (process.argv[2] === "conductor") process.exit(await conductorMain(process.argv.slice(3)));
-if (process.argv[2] === "mc") process.exit(await mcMain(process.argv.slice(3)));
-// `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` below.
-if (process.argv[2] === "status" && !/^[^-]/.test(process.argv[3] ?? "")) process.exit(await statusMain(process.argv.slice(3)));
-if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
-if (process.argv[2] === "replay") process.exit(await replayMain(process.argv.slice(3)));
-if (process.argv[2] === "init") process.exit(initMain(process.argv.slice(3)));
-if (process.argv[2] === "guard") process.exit(await guardMain(process.argv.slice(3)));
-if (process.argv[2] === "audit") process.exit(auditMain(withoutDir(process.argv.slice(3)), { logDir: logDirOf(dirOption(process.argv.slice(3))) }));
-const opts = parseArgs(process.argv.slice(2));
-if (opts.sub === "explain") explain(opts);
-else if (opts.sub === "check") check(opts);
-else if (opts.sub === "route") route(opts);
-else if (opts.sub === "status check") await statusCheck(opts);
-else if (["status set", "status new", "status archive"].includes(opts.sub)) await statusSync(opts);
-else if (opts.sub === "status recover") await statusRecover(opts);
-else if (["help", "--help", "-h", undefined].includes(opts.sub)) console.log(USAGE);
-else fail(`nso: unknown command ${JSON.stringify(opts.sub)}\n\n${USAGE}`);
+/** `nso explain|check|route|status SUB ...`: the commands this file parses. */
+async function ownMain(argv) {
+  const opts = parseArgs(argv);
+  if (opts.sub === "explain") explain(opts);
+  else if (opts.sub === "check") check(opts);
+  else if (opts.sub === "route") route(opts);
+  else if (opts.sub === "status check") await statusCheck(opts);
+  else if (["status set", "status new", "status archive"].includes(opts.sub)) await statusSync(opts);
+  else if (opts.sub === "status recover") await statusRecover(opts);
+  return 0;
+}
+
+// `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` is ownMain.
+const status = (argv) => (/^[^-]/.test(argv[0] ?? "") ? ownMain(["status", ...argv]) : statusMain(argv));
+const continuity = (name) => (argv) => continuityMain(name, argv, { project });
+
+/** Every command: its name, what runs it (argv after the name; returns the exit status), its help. */
+const COMMANDS = [
+  { name: "init", run: initMain },
+  { name: "enforce", run: enforceMain },
+  { name: "doctor", run: doctorMain },
+  { name: "explain", run: (argv) => ownMain(["explain", ...argv]) },
+  { name: "check", run: (argv) => ownMain(["check", ...argv]) },
+  { name: "audit", run: (argv) => auditMain(withoutDir(argv), { logDir: logDirOf(dirOption(argv)) }) },
+  { name: "replay", run: replayMain },
+  { name: "route", run: (argv) => ownMain(["route", ...argv]) },
+  { name: "status", run: status },
+  { name: "mc", run: mcMain },
+  { name: "conductor", run: conductorMain },
+  { name: "decide", run: continuity("decide") },
+  { name: "decisions", run: continuity("decisions") },
+  { name: "transcript", run: continuity("transcript") },
+  { name: "handoff", run: continuity("handoff") },
+  { name: "guard", run: guardMain },
+  { name: "hook", run: hookMain },
+].map((c) => ({ ...HELP[c.name], ...c }));
+
+const VERSION = JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+const [name, ...argv] = process.argv.slice(2);
+jsonOut = argv.includes("--json");
+if (name === "--version" || name === "-V" || name === "version") {
+  console.log(`nso ${VERSION}`);
+  process.exit(0);
+}
+if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  const asked = name === "help" ? COMMANDS.find((c) => c.name === argv[0]) : undefined;
+  console.log(asked ? shortHelp(asked) : overview(COMMANDS, VERSION));
+  process.exit(name === "help" && argv[0] !== undefined && !asked ? 2 : 0);
+}
+const command = COMMANDS.find((c) => c.name === name);
+try {
+  if (!command) {
+    throw new UsageError(`nso: unknown command ${JSON.stringify(name)}.${didYouMean(name, COMMANDS.map((c) => c.name))}`,
+      { code: "unknown_command", fix: "run `nso --help` for the list of commands." });
+  }
+  if (wantsHelp(argv, command.usage)) {
+    console.log(shortHelp(command));
+    process.exit(0);
+  }
+  checkFlags(name, argv, command.usage);
+  checkDir(name, argv);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.exit(reportError(error, { json: jsonOut }));
+}
+process.exit(jsonOut ? await withJsonErrors(() => command.run(argv)) : await command.run(argv));

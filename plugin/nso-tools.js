@@ -81,7 +81,7 @@ export function renderChecked(wf, root, kind, data) {
   try {
     rendered = wf.renderTaskFile(kind, JSON.stringify(data), template);
   } catch (error) {
-    throw new ToolRefusal(`${where} cannot be rendered: ${error.message} Fix the template (variables are {{name}}; see the README).`);
+    throw new ToolRefusal(`${where} cannot be rendered: ${error.message} Fix the template (variables are {{name}}; see docs/routing-and-contracts.md).`);
   }
   try {
     wf.parseTaskFile(kind, rendered);

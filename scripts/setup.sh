@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything NSO needs to build and test on a fresh Debian 12 machine.
 # Idempotent: each step is skipped when what it installs is already present.
-# Recipe and reasons: README "Building from source".
+# Recipe and reasons: docs/contributing.md "Building from source".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,12 +58,18 @@ else
 fi
 
 if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
-  # `npm install`, not `npm ci`: where npm is set to omit resolved URLs from lock files
-  # (as on these machines), it also leaves other platforms' optional packages out of the
-  # lock, and `npm ci` then refuses it. Versions stay pinned by package-lock.json.
-  log "npm install (from package-lock.json)"
-  npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error
+  log "npm ci (from package-lock.json)"
+  npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
 else
   log "node_modules present"
+fi
+# The test host (real OpenCode) in its own folder: the registry lacks OpenCode's packages for
+# other platforms, so they never enter a lock file and `npm ci` would refuse it; `npm install`
+# takes the versions pinned by tests/host/package-lock.json.
+if [ ! -d tests/host/node_modules ] || ! (cd tests/host && npm ls --depth=0 >/dev/null 2>&1); then
+  log "npm install in tests/host (OpenCode for the end-to-end tests)"
+  (cd tests/host && npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error)
+else
+  log "tests/host/node_modules present"
 fi
 log "wasm toolchain: $(/usr/bin/rustc --version)"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
 
-echo "== cargo fmt / clippy (native; see README: Known limitations for wasm32)"
+echo "== cargo fmt / clippy (native; see docs/limitations.md for wasm32)"
 cargo fmt --all --check
 cargo clippy --quiet --all-targets -- -D warnings
 echo "== eslint (plugin/, bin/, tests/, bench/)"

@@ -5,76 +5,47 @@
 // replaced, settings are merged, and a file that cannot be merged safely is left untouched.
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { replaceFile } from "../../plugin/atomic-file.js";
-import { loadCore } from "../../plugin/core-loader.js";
 import { hookCommand, mainAgentOf, mergeClaudeSettings, setMainAgent } from "./claude-code.js";
 import { chainLine, planHook } from "./git-hook.js";
 import { InitError, readIfExists } from "./json-file.js";
-import { mergeOpencodeConfig, pluginEntry } from "./opencode.js";
+import { didYouMean } from "../conventions.js";
+import { presetNames } from "./rights.js";
+import { OPENCODE_AGENTS } from "../../plugin/project-agents.js";
+import { CONFIG_FILE, NSO_JS, PACKAGE_ROOT, SETTINGS_FILE, policyOf, projectRoot } from "./project.js";
+import { enforce, initOpencode } from "./setup-opencode.js";
 import { git, workTreeOf } from "./staged.js";
 
-export const INIT_USAGE = `  nso init git [--dir DIR]
-  nso init claude-code [--main-agent NAME] [--native PATH | --node] [--dir DIR]
-  nso init opencode [--dir DIR]`;
-export const INIT_HELP = `init git
-         installs the git pre-commit hook (in \`git rev-parse --git-path hooks\`, so
-         core.hooksPath and worktrees are honoured) that runs \`nso guard pre-commit\`. An
-         existing hook that is not NSO's is never changed: the line that chains NSO from it
-         is printed (exit 1). Run again: says it is installed (exit 0).
-init claude-code
-         merges NSO's hooks (PreToolUse and PostToolUse for every tool, SessionStart,
-         UserPromptSubmit, SubagentStart, SubagentStop, SessionEnd) into
-         .claude/settings.json: other keys and hooks are kept, NSO's own entries (a command
-         running \`hook claude-code\`) are updated, not added twice; a native hook binary
-         (--native PATH, or the checkout's target/release/nso-hook) is used with the Node
-         hook as its fallback; --node uses the Node hook alone.
-         --main-agent NAME sets claudeCode.mainAgent in .opencode/nso.json (an agent of the
-         policy): who Claude Code's main agent is decided as.
-init opencode
-         adds NSO to the \`plugin\` list of opencode.json (opencode.jsonc when it exists), once.
-         A settings file that is not JSON (or has comments, which a rewrite would lose) is
-         not written. Exit 0 done or already done, 1 not done (the reason and the fix are
-         printed), 2 usage.`;
-
-const CONFIG_FILE = ".opencode/nso.json";
-/**
- * How `nso init` replaces a file (plugin/atomic-file.js): whole and durably, an existing file's
- * mode kept (0o644 for a new one), and a symlink (a dotfiles manager's) written through: its
- * target changes, the link stays.
- */
-const SETTINGS_FILE = { mode: 0o644, keepMode: true, followLink: true };
-/** NSO's own command line and package folder (absolute), for the commands it installs. */
-const NSO_JS = fileURLToPath(new URL("../nso.js", import.meta.url));
-const PACKAGE_ROOT = path.resolve(path.dirname(NSO_JS), "..");
-/** Agents OpenCode itself has: candidates when naming the known agents. */
-const OPENCODE_AGENTS = ["build", "plan", "general", "explore"];
+export const INIT_USAGE = `  nso init opencode [--preset NAME] [--enforce] [--absolute] [--dry-run] [--dir DIR]
+  nso init claude-code [--main-agent NAME] [--native PATH | --node] [--dry-run] [--dir DIR]
+  nso init git [--dry-run] [--dir DIR]`;
+export const ENFORCE_USAGE = "  nso enforce [--audit] [--dry-run] [--dir DIR]";
 
 class UsageError extends Error {}
 
+const FLAGS = {
+  git: ["--dir"], opencode: ["--dir", "--preset"], "claude-code": ["--dir", "--main-agent", "--native"],
+};
+const SWITCHES = { git: ["--dry-run"], opencode: ["--dry-run", "--enforce", "--absolute"], "claude-code": ["--dry-run", "--node"] };
+const camel = (flag) => flag.slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase());
+
 function parseArgs(argv) {
   const [sub, ...rest] = argv;
-  if (sub === "-h" || sub === "--help" || sub === undefined) return { help: true };
-  if (!["git", "claude-code", "opencode"].includes(sub)) throw new UsageError(`nso init: unknown target ${JSON.stringify(sub)}`);
+  if (sub === undefined) throw new UsageError("nso init: say what to install NSO into: opencode, claude-code or git");
+  if (!(sub in FLAGS)) throw new UsageError(`nso init: unknown target ${JSON.stringify(sub)}${didYouMean(sub, Object.keys(FLAGS))}`);
   const opts = { sub };
-  const flags = { git: ["--dir"], opencode: ["--dir"], "claude-code": ["--dir", "--main-agent", "--native"] }[sub];
   for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === "-h" || rest[i] === "--help") opts.help = true;
-    else if (rest[i] === "--node" && sub === "claude-code") opts.node = true;
-    else if (flags.includes(rest[i])) {
+    if (SWITCHES[sub].includes(rest[i])) opts[camel(rest[i])] = true;
+    else if (FLAGS[sub].includes(rest[i])) {
       if (i + 1 >= rest.length) throw new UsageError(`nso init ${sub}: ${rest[i]} needs a value`);
-      opts[rest[i].slice(2).replace(/-(\w)/g, (_, c) => c.toUpperCase())] = rest[++i];
-    } else throw new UsageError(`nso init ${sub}: unknown argument ${JSON.stringify(rest[i])}`);
+      opts[camel(rest[i])] = rest[++i];
+    } else throw new UsageError(`nso init ${sub}: unknown argument ${JSON.stringify(rest[i])}${didYouMean(rest[i], [...FLAGS[sub], ...SWITCHES[sub]])}`);
   }
   if (opts.node && opts.native !== undefined) throw new UsageError("nso init claude-code: give --native PATH or --node, not both");
+  if (opts.preset !== undefined && !presetNames().includes(opts.preset)) {
+    throw new UsageError(`nso init opencode: --preset ${opts.preset}: no such preset${didYouMean(opts.preset, presetNames())} (presets: ${presetNames().join(", ")})`);
+  }
   return opts;
-}
-
-/** The project root: the git work tree holding `dir`, else `dir` itself. */
-function projectRoot(dir) {
-  const abs = path.resolve(dir ?? process.cwd());
-  if (!fs.existsSync(abs)) throw new InitError(`${abs}: no such folder.`, "give an existing project folder with --dir.");
-  return workTreeOf(abs) ?? abs;
 }
 
 // --- git ------------------------------------------------------------------------------------
@@ -139,15 +110,6 @@ function nativeHook(given) {
   }
   const built = path.join(PACKAGE_ROOT, "target/release/nso-hook");
   return executable(built) ? built : undefined;
-}
-
-/** The compiled policy of a config text; throws InitError naming the file and the fix. */
-function policyOf(text, file) {
-  try {
-    return new (loadCore().Nso)(CONFIG_FILE, text);
-  } catch (error) {
-    throw new InitError(`${file}: ${String(error.problem ?? error.message).replace(/^\.opencode\/nso\.json: /, "")}`, error.fix ?? "correct the file.");
-  }
 }
 
 /** The policy's agents NSO can name: preset and configured agents, and OpenCode's own, that the policy knows. */
@@ -218,56 +180,11 @@ function initClaudeCode(opts, say, warn) {
   return 0;
 }
 
-// --- opencode -------------------------------------------------------------------------------
+/** How a command reports: `out` and `err` take whole texts. */
+const STDIO = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(`${t}\n`) };
 
-/** A project plugin file (`.opencode/plugin(s)/*.js`) that already loads NSO, if any. */
-function pluginFileLoadingNso(root) {
-  for (const folder of [".opencode/plugins", ".opencode/plugin"]) {
-    let names = [];
-    try {
-      names = fs.readdirSync(path.join(root, folder));
-    } catch {
-      continue;
-    }
-    for (const name of names.filter((n) => /\.[cm]?[jt]s$/.test(n))) {
-      const text = readIfExists(path.join(root, folder, name)) ?? "";
-      if (/nso-plugin\.js|["']nso-opencode["']/.test(text)) return path.join(folder, name);
-    }
-  }
-  return undefined;
-}
-
-function initOpencode(opts, say) {
-  const root = projectRoot(opts.dir);
-  const jsonc = path.join(root, "opencode.jsonc");
-  const file = fs.existsSync(jsonc) ? jsonc : path.join(root, "opencode.json");
-  const entry = pluginEntry(PACKAGE_ROOT);
-  const viaFile = pluginFileLoadingNso(root);
-  if (viaFile) {
-    say(`OpenCode already loads NSO through the project plugin file ${viaFile}; ${path.basename(file)} was left as it is (two entries would load NSO twice).`);
-    return 0;
-  }
-  let merged;
-  try {
-    merged = mergeOpencodeConfig(readIfExists(file), entry, file);
-  } catch (error) {
-    if (error instanceof InitError) error.fix = `${error.fix} NSO's entry: "plugin": [${JSON.stringify(entry)}]`;
-    throw error;
-  }
-  if (merged.present !== undefined) {
-    say(`${file} already loads NSO (${JSON.stringify(merged.present)}); nothing changed.`);
-    return 0;
-  }
-  replaceFile(file, merged.text, SETTINGS_FILE);
-  say(`added NSO to the plugin list of ${file}: ${JSON.stringify(entry)}`);
-  return 0;
-}
-
-/**
- * Runs `nso init` with `argv` (after `init`); returns the exit status. `out` and `err` take
- * whole texts.
- */
-export function initMain(argv, { out = (t) => process.stdout.write(`${t}\n`), err = (t) => process.stderr.write(`${t}\n`) } = {}) {
+/** Runs `nso init` with `argv` (after `init`); resolves to the exit status. */
+export async function initMain(argv, { out, err } = STDIO) {
   let opts;
   try {
     opts = parseArgs(argv);
@@ -276,17 +193,43 @@ export function initMain(argv, { out = (t) => process.stdout.write(`${t}\n`), er
     err(`${error.message}\n\nusage:\n${INIT_USAGE}`);
     return 2;
   }
-  if (opts.help) {
-    out(`usage:\n${INIT_USAGE}\n\n${INIT_HELP}`);
-    return 0;
-  }
   try {
-    if (opts.sub === "git") return initGit(opts, out, err);
-    if (opts.sub === "claude-code") return initClaudeCode(opts, out, err);
-    return initOpencode(opts, out);
+    if (opts.sub === "git") return dryRunOr(opts, out, () => initGit(opts, out, err), "the git pre-commit hook");
+    if (opts.sub === "claude-code") return dryRunOr(opts, out, () => initClaudeCode(opts, out, err), ".claude/settings.json");
+    return await initOpencode(opts, out, err);
   } catch (error) {
     if (!(error instanceof InitError)) throw error;
     err(`nso init ${opts.sub}: ${error.message}\nFix: ${error.fix}`);
+    return 1;
+  }
+}
+
+/**
+ * Runs `install` unless `--dry-run`: then only says what it would change. (`nso init opencode`
+ * shows its dry run file by file.)
+ */
+function dryRunOr(opts, out, install, what) {
+  if (!opts.dryRun) return install();
+  out(`dry run: \`nso init ${opts.sub}\` would install NSO into ${what} of ${projectRoot(opts.dir)}; nothing was changed.`);
+  return 0;
+}
+
+/** Runs `nso enforce` with `argv`; resolves to the exit status. */
+export async function enforceMain(argv, { out, err } = STDIO) {
+  const opts = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--dir") opts.dir = argv[++i];
+    else if (argv[i] === "--audit" || argv[i] === "--dry-run") opts[camel(argv[i])] = true;
+    else {
+      err(`nso enforce: unknown argument ${JSON.stringify(argv[i])}\n\nusage:\n${ENFORCE_USAGE}`);
+      return 2;
+    }
+  }
+  try {
+    return enforce(opts, out);
+  } catch (error) {
+    if (!(error instanceof InitError)) throw error;
+    err(`nso enforce: ${error.message}\nFix: ${error.fix}`);
     return 1;
   }
 }

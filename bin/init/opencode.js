@@ -1,8 +1,9 @@
 // `nso init opencode`, the pure part: NSO's entry added to the `plugin` list of OpenCode's
 // `opencode.json` (or `opencode.jsonc`), once, every other key kept (`$schema` too).
+import path from "node:path";
 import { InitError, jsonText, parseObject } from "./json-file.js";
 
-/** The name NSO is published under (README "Install NSO into your OpenCode", option 1). */
+/** The name NSO is published under (docs/install.md). */
 export const PACKAGE_NAME = "nso-opencode";
 /** OpenCode's config schema, for a file NSO creates. */
 export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
@@ -17,12 +18,22 @@ export function isNsoEntry(entry) {
 }
 
 /**
- * NSO's entry for the checkout or package at `packageRoot`: the package name when NSO was
- * installed from npm (it sits in a `node_modules` folder), else the absolute path of its
- * plugin file (a local checkout).
+ * NSO's entry for the checkout or package at `packageRoot`, as written into a config file in
+ * `configDir`: the package name when NSO was installed from npm (it sits in a `node_modules`
+ * folder), else the path of its plugin file relative to the config file (OpenCode resolves it
+ * from there), so a shared config holds no path of one person's machine; `absolute` asks for
+ * the absolute path.
  */
-export function pluginEntry(packageRoot) {
-  return /[/\\]node_modules[/\\]/.test(`${packageRoot}/`) ? PACKAGE_NAME : `${packageRoot.replace(/[/\\]$/, "")}/plugin/nso-plugin.js`;
+export function pluginEntry(packageRoot, configDir, { absolute = false } = {}) {
+  if (/[/\\]node_modules[/\\]/.test(`${packageRoot}/`)) return PACKAGE_NAME;
+  const file = path.join(packageRoot, "plugin/nso-plugin.js");
+  return absolute || configDir === undefined ? file : relativeEntry(configDir, file);
+}
+
+/** `file` relative to `dir`, as OpenCode and JSON Schema tools read a relative reference (`./x`, `../x`). */
+export function relativeEntry(dir, file) {
+  const rel = path.relative(dir, file).split(path.sep).join("/");
+  return rel.startsWith("../") ? rel : `./${rel}`;
 }
 
 /**

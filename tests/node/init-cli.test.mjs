@@ -178,7 +178,8 @@ test("nso init claude-code: a settings file that is not JSON is named and left a
 
 test("nso init opencode: NSO's plugin entry once; JSONC comments refused with the entry to add; a plugin file counts", () => {
   const dir = tmp();
-  const entry = path.join(NSO_ROOT, "plugin/nso-plugin.js");
+  // A path relative to the config file: a shared opencode.json names no one's home folder.
+  const entry = path.relative(dir, path.join(NSO_ROOT, "plugin/nso-plugin.js"));
   fs.writeFileSync(path.join(dir, "opencode.json"), '{"$schema": "https://opencode.ai/config.json", "plugin": ["opencode-wakatime"], "model": "m"}');
   const r = nso(dir, "init", "opencode");
   assert.equal(r.code, 0, r.err);
@@ -207,6 +208,7 @@ test("nso init opencode: NSO's plugin entry once; JSONC comments refused with th
 
 test("usage errors exit 2", () => {
   assert.equal(nso(tmp(), "init", "vim").code, 2);
+  assert.equal(nso(tmp(), "init").code, 2);
   assert.equal(nso(tmp(), "init", "git", "--main-agent", "x").code, 2);
   assert.equal(nso(tmp(), "guard", "post-commit").code, 2);
 });
@@ -221,7 +223,7 @@ test("a settings file that is a symlink is written through (the link stays); NSO
   fs.symlinkSync(path.join(dotfiles, "opencode.json"), path.join(project, "opencode.json"));
   assert.equal(nso(project, "init", "opencode").code, 0);
   assert.equal(fs.lstatSync(path.join(project, "opencode.json")).isSymbolicLink(), true);
-  assert.deepEqual(JSON.parse(read(path.join(dotfiles, "opencode.json"))).plugin, [path.join(NSO_ROOT, "plugin/nso-plugin.js")]);
+  assert.deepEqual(JSON.parse(read(path.join(dotfiles, "opencode.json"))).plugin, [path.relative(project, path.join(NSO_ROOT, "plugin/nso-plugin.js"))]);
 
   fs.writeFileSync(path.join(project, ".claude/settings.local.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "nso hook claude-code" }] }] } }));
   const r = nso(project, "init", "claude-code");

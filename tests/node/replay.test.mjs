@@ -389,7 +389,8 @@ test("replayMain is callable in process and `nso --help` / `nso replay --help` d
   assert.deepEqual(json.summary, { calls: 5, verdicts: { allow: 5 }, rules: [] });
   assert.equal(json.calls[0].where.endsWith("export-main.json: messages[1].parts[1]"), true);
   const help = spawnSync(process.execPath, [CLI, "--help"], { encoding: "utf8" });
-  assert.match(help.stdout, /nso replay FILE\.\.\. \[--config POLICY\.json\] \[--diff OTHER\.json\]/);
+  assert.match(help.stdout, /^ {2}replay +decides every tool call/m);
+  assert.match(spawnSync(process.execPath, [CLI, "replay", "--help"], { encoding: "utf8" }).stdout, /nso replay FILE\.\.\. \[--config POLICY\.json\] \[--diff OTHER\.json\]/);
   const own = cli(["--help"]);
   assert.equal(own.status, 0);
   assert.match(own.stdout, /^usage:\n {2}nso replay FILE/);

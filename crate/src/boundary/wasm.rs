@@ -397,32 +397,11 @@ pub fn classify(tool: &str, args_json: &str) -> Result<String, JsValue> {
     }))
 }
 
-/// Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
-/// it is valid). The constructor reports only the first.
+/// Every problem in a configuration text, every section at once, as JSON
+/// `[{code, path, problem, fix}]` (empty when it is valid). The constructor reports only the first.
 #[wasm_bindgen(js_name = checkConfig)]
 pub fn check_config(config_file: &str, config_text: &str) -> Result<String, JsValue> {
-    let problems: Vec<serde_json::Value> = match config::parse(config_file, Some(config_text)) {
-        Err(e) => vec![serde_json::json!({
-            "code": e.code, "path": e.path, "problem": e.problem, "fix": e.fix,
-        })],
-        Ok(config) => {
-            match authority::Policy::from_config_value(&config.authority, config_file, "authority")
-            {
-                Ok(_) => vec![],
-                Err(errors) => errors
-                    .0
-                    .iter()
-                    .map(|e| {
-                        serde_json::json!({
-                            "code": format!("config_{}", e.code), "path": e.path,
-                            "problem": e.message, "fix": e.hint,
-                        })
-                    })
-                    .collect(),
-            }
-        }
-    };
-    json(&problems)
+    json(&config::problems::every_problem(config_file, config_text))
 }
 
 /// The JSON Schema of the `authority` section.

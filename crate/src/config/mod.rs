@@ -11,6 +11,7 @@ use std::fmt;
 pub mod conductor_store;
 pub mod continuity;
 pub mod hosts;
+pub mod problems;
 pub use continuity::{ContinuityConfig, HandoffConfig};
 pub use hosts::ClaudeCodeConfig;
 

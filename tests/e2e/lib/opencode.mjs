@@ -11,14 +11,15 @@ process.on("exit", () => {
   if (!KEEP) fs.rmSync(TMP_ROOT, { recursive: true, force: true });
 });
 
-/// Path of the OpenCode executable: `$NSO_OPENCODE_BIN`, else the `opencode-ai` devDependency's bin.
+/// Path of the OpenCode executable: `$NSO_OPENCODE_BIN`, else the bin of `opencode-ai` in the
+/// test host folder (tests/host, installed by scripts/setup.sh apart from the root).
 export function opencodeBin() {
   if (process.env.NSO_OPENCODE_BIN) return process.env.NSO_OPENCODE_BIN;
   let pkgJson;
   try {
-    pkgJson = createRequire(import.meta.url).resolve("opencode-ai/package.json");
+    pkgJson = createRequire(new URL("../../host/package.json", import.meta.url)).resolve("opencode-ai/package.json");
   } catch {
-    throw new Error("opencode-ai is not installed: run `npm ci` in the repo root or set NSO_OPENCODE_BIN");
+    throw new Error("opencode-ai is not installed: run `bash scripts/setup.sh` (it installs tests/host) or set NSO_OPENCODE_BIN");
   }
   const { bin } = JSON.parse(fs.readFileSync(pkgJson, "utf8"));
   return path.resolve(path.dirname(pkgJson), typeof bin === "string" ? bin : bin.opencode);
