@@ -435,6 +435,24 @@ impl Policy {
             .unwrap_or_default()
     }
 
+    /// Whether `agent` may change any file of the project through `tool` (a file tool or one
+    /// of NSO's tools): a default or a rule of the agent for that tool allows a write, create
+    /// or delete somewhere in the project. `None` for an agent the policy does not know.
+    pub fn may_write(&self, agent: &str, tool: &str) -> Option<bool> {
+        let a = self.resolve_agent(agent)?;
+        Some([SLOT_WRITE, SLOT_CREATE, SLOT_DELETE].iter().any(|&slot| {
+            self.default_for(Some(a), slot).0 == Effect::Allow
+                || self.candidates(a, slot).iter().any(|&ri| {
+                    let r = &self.rules[ri as usize];
+                    r.effect == Effect::Allow
+                        && r.disabled_by.is_none()
+                        && r.is_member(a)
+                        && r.applies_to_tool(tool)
+                        && !(!r.paths.is_empty() && r.paths.iter().all(Glob::is_absolute))
+                })
+        }))
+    }
+
     /// The default effect for (agent, slot) and where it was set.
     pub(crate) fn default_for(&self, agent: Option<usize>, slot: usize) -> (Effect, &str) {
         let cat = default_category(slot);
