@@ -344,6 +344,7 @@ if (process.argv[2] === "mc") process.exit(await mcMain(process.argv.slice(3)));
 // `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` below.
 if (process.argv[2] === "status" && !/^[^-]/.test(process.argv[3] ?? "")) process.exit(await statusMain(process.argv.slice(3)));
 if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
+if (process.argv[2] === "tools") process.exit((await import("./tools-cli.js")).toolsMain(process.argv.slice(3)));
 if (process.argv[2] === "replay") process.exit(await replayMain(process.argv.slice(3)));
 if (process.argv[2] === "init") process.exit(initMain(process.argv.slice(3)));
 if (process.argv[2] === "guard") process.exit(await guardMain(process.argv.slice(3)));

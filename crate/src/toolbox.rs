@@ -54,14 +54,41 @@ pub struct ToolEntry {
     pub description: &'static str,
     /// What the project must have for the tool to be offered.
     pub needs: Needs,
-    /// Whether the tool changes files (an agent that may not write does not get it).
-    pub writes: bool,
+    /// What the tool writes: an agent the policy lets write nothing there does not get it.
+    pub writes: Writes,
+    /// Who calls it: the agent that delegates, the agent delegated to, or any.
+    pub role: Role,
+}
+
+/// What one of NSO's tools writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Writes {
+    /// Nothing (it reads, or coordinates windows).
+    Nothing,
+    /// Files like this one (a sample path the policy is asked about).
+    Like(&'static str),
+    /// The decision ledger (`continuity.ledger`).
+    Ledger,
+}
+
+/// Who calls a tool, by OpenCode's agent mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// Any agent.
+    Any,
+    /// An agent that delegates with the task tool: not a subagent.
+    Delegator,
+    /// An agent working on a delegated task: not a primary agent.
+    Delegate,
 }
 
 const fn tool(
     name: &'static str,
     needs: Needs,
-    writes: bool,
+    writes: Writes,
+    role: Role,
     description: &'static str,
 ) -> ToolEntry {
     ToolEntry {
@@ -69,39 +96,42 @@ const fn tool(
         description,
         needs,
         writes,
+        role,
     }
 }
+
+const TODO: &str = ".opencode/specs/TODO.md";
 
 /// NSO's tools. Each checks its writes itself, through the authority engine and the status
 /// machines, before writing.
 pub const TOOLBOX: &[ToolEntry] = &[
-    tool("nso_contract", Needs::Contracts, true,
-        "Before a task call: write the delegation's contract; returns the task id to cite in the prompt."),
-    tool("nso_report_status", Needs::Contracts, true,
-        "Subagent: update your task's status.md."),
-    tool("nso_report_result", Needs::Contracts, true,
-        "Subagent: finish your task (result.md; deliverables must exist)."),
-    tool("nso_report_questions", Needs::Contracts, true,
-        "Subagent: the contract is unclear; write questions.md and stop."),
-    tool("nso_status_set", Needs::Status, true,
+    tool("nso_contract", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/contract.md"), Role::Delegator,
+        "Write a delegation's contract before the task call; returns the task id for the prompt."),
+    tool("nso_report_status", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/status.md"), Role::Delegate,
+        "Update your task's status.md."),
+    tool("nso_report_result", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/result.md"), Role::Delegate,
+        "Finish your task: result.md (deliverables must exist)."),
+    tool("nso_report_questions", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/questions.md"), Role::Delegate,
+        "The contract is unclear: write questions.md and stop."),
+    tool("nso_status_set", Needs::Status, Writes::Like(TODO), Role::Any,
         "Move a task to a new status in TODO.md and state.json together. Use instead of editing them."),
-    tool("nso_task_new", Needs::Status, true,
+    tool("nso_task_new", Needs::Status, Writes::Like(TODO), Role::Any,
         "Add a task to TODO.md and state.json together."),
-    tool("nso_task_archive", Needs::Status, true,
+    tool("nso_task_archive", Needs::Status, Writes::Like(TODO), Role::Any,
         "Archive finished tasks from TODO.md and state.json."),
-    tool("nso_route", Needs::Routing, false,
+    tool("nso_route", Needs::Routing, Writes::Nothing, Role::Any,
         "Which agent a language-routed command goes to for a task."),
-    tool("nso_claim", Needs::Claims, false,
-        "Claim paths or globs for your window before a larger change."),
-    tool("nso_release", Needs::Claims, false,
+    tool("nso_claim", Needs::Claims, Writes::Nothing, Role::Any,
+        "Claim paths for your window ahead of a larger change."),
+    tool("nso_release", Needs::Claims, Writes::Nothing, Role::Any,
         "Release your claims (none given: all)."),
-    tool("nso_claims", Needs::Claims, false,
-        "Who holds which files in every agent window."),
-    tool("nso_decide", Needs::Continuity, true,
+    tool("nso_claims", Needs::Claims, Writes::Nothing, Role::Any,
+        "Who holds which files, in every window."),
+    tool("nso_decide", Needs::Continuity, Writes::Ledger, Role::Any,
         "Record a decision in the project's ledger (append-only; supersede by id)."),
-    tool("nso_decisions", Needs::Continuity, false,
-        "The project's current decisions."),
-    tool("nso_handoff", Needs::Continuity, false,
+    tool("nso_decisions", Needs::Continuity, Writes::Nothing, Role::Any,
+        "The project's current decisions (all: with superseded ones)."),
+    tool("nso_handoff", Needs::Continuity, Writes::Nothing, Role::Any,
         "A handoff of this session for a new window."),
 ];
 
@@ -129,6 +159,33 @@ pub struct ProjectFacts {
     pub status_files: bool,
     /// `.opencode/command/*.md` or `.opencode/commands/*.md` exists (language routing).
     pub command_files: bool,
+}
+
+/// An agent of the host: its name and OpenCode's `mode` (`primary`, `subagent`, `all`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct HostAgent {
+    /// The agent's name, as the host names it.
+    pub name: String,
+    /// `primary`, `subagent` or `all` (absent: `all`).
+    pub mode: Option<String>,
+}
+
+impl HostAgent {
+    /// An agent of `name` and `mode`.
+    pub fn new(name: &str, mode: Option<&str>) -> HostAgent {
+        HostAgent {
+            name: name.to_string(),
+            mode: mode.map(str::to_string),
+        }
+    }
+
+    fn plays(&self, role: Role) -> bool {
+        match (role, self.mode.as_deref()) {
+            (Role::Delegator, Some("subagent")) | (Role::Delegate, Some("primary")) => false,
+            _ => true,
+        }
+    }
 }
 
 /// Which tools a project and each of its agents get.
@@ -171,14 +228,15 @@ fn has_need(config: &Config, facts: &ProjectFacts, needs: Needs) -> bool {
 
 /// The tools of a project with `config`, `policy` and `facts`, for the host's `agents`:
 /// a tool is registered when the project has what it needs or `tools.include` names it, and
-/// `tools.exclude` does not; an agent then sees what `tools.perAgent` lists for it (tools or
-/// groups) if it is listed there, else every registered tool, minus each tool that writes
-/// when the policy lets the agent write nothing through it.
+/// `tools.exclude` does not. An agent then sees what `tools.perAgent` lists for it (tools or
+/// groups) if it is listed there, else every registered tool, minus the tools of the other
+/// side of a delegation (a primary agent gets no reports, a subagent no contracts) and each
+/// tool that writes where the policy lets the agent write nothing.
 pub fn toolbox(
     config: &Config,
     policy: Option<&Policy>,
     facts: &ProjectFacts,
-    agents: &[String],
+    agents: &[HostAgent],
 ) -> Toolbox {
     let settings = &config.tools;
     let tools: Vec<&'static str> = if settings.enabled {
@@ -195,21 +253,34 @@ pub fn toolbox(
     };
     let mut hidden = BTreeMap::new();
     for agent in agents {
-        let listed = settings.per_agent.get(agent.as_str());
+        let listed = settings.per_agent.get(agent.name.as_str());
         let off: Vec<&'static str> = tools
             .iter()
             .copied()
             .filter(|&name| {
                 let t = entry(name).expect("registered tools come from the table");
-                let may_not_write = || policy.and_then(|p| p.may_write(agent, name)) == Some(false);
-                listed.is_some_and(|l| !l.iter().any(|n| names(n, t))) || (t.writes && may_not_write())
+                match listed {
+                    Some(l) => !l.iter().any(|n| names(n, t)),
+                    None => !agent.plays(t.role) || !may_write(config, policy, &agent.name, t),
+                }
             })
             .collect();
         if !off.is_empty() {
-            hidden.insert(agent.clone(), off);
+            hidden.insert(agent.name.clone(), off);
         }
     }
     Toolbox { tools, hidden }
+}
+
+/// Whether `agent` may write what tool `t` writes (true for an agent the policy does not
+/// know: the engine refuses its calls, its tools are not narrowed).
+fn may_write(config: &Config, policy: Option<&Policy>, agent: &str, t: &ToolEntry) -> bool {
+    let path = match t.writes {
+        Writes::Nothing => return true,
+        Writes::Like(path) => path,
+        Writes::Ledger => config.continuity.ledger.as_str(),
+    };
+    policy.and_then(|p| p.may_write_at(agent, t.name, path)) != Some(false)
 }
 
 /// Whether `name` is one of NSO's tools or one of their groups (for the config's checks).
@@ -238,6 +309,15 @@ mod tests {
         assert!(NSO_TOOLS.iter().zip(TOOLBOX).all(|(n, t)| *n == t.name));
         for t in TOOLBOX {
             assert!(GROUPS.contains(&t.needs.group()), "{}", t.name);
+            assert_eq!(
+                t.writes == Writes::Nothing,
+                !t.name.contains("_report_")
+                    && !matches!(t.needs, Needs::Status)
+                    && t.name != "nso_contract"
+                    && t.name != "nso_decide",
+                "{}",
+                t.name
+            );
             assert!(t.description.len() <= 100, "{} is too long", t.name);
         }
     }
@@ -286,7 +366,7 @@ mod tests {
     #[test]
     fn per_agent_lists_narrow_what_an_agent_sees() {
         let c = config(r#"{"tools":{"perAgent":{"build":["continuity","nso_claim"]}}}"#);
-        let agents = ["build".to_string(), "plan".to_string()];
+        let agents = [HostAgent::new("build", None), HostAgent::new("plan", None)];
         let b = toolbox(&c, None, &ProjectFacts::default(), &agents);
         assert_eq!(
             b.of("build"),
@@ -299,9 +379,9 @@ mod tests {
     fn agents_that_may_not_write_lose_the_tools_that_write() {
         let c = config(r#"{"authority":{"preset":"kord"}}"#);
         let p = policy(&c);
-        let agents: Vec<String> = ["explore", "dev", "librarian", "someone"]
+        let agents: Vec<HostAgent> = ["explore", "dev", "librarian", "someone"]
             .iter()
-            .map(|s| s.to_string())
+            .map(|s| HostAgent::new(s, None))
             .collect();
         let b = toolbox(&c, Some(&p), &ProjectFacts::default(), &agents);
         let explore = b.of("explore");
@@ -313,5 +393,35 @@ mod tests {
         assert_eq!(b.of("dev"), b.tools);
         // An agent the policy does not know is refused by the engine; its tool list is not narrowed.
         assert_eq!(b.of("someone"), b.tools);
+    }
+}
+
+#[cfg(test)]
+mod roles {
+    use super::*;
+
+    #[test]
+    fn primary_agents_get_no_reports_and_subagents_no_contracts() {
+        let c = crate::config::parse("x", Some("{}")).unwrap();
+        let p = crate::continuity::project_engine(&c, "x").unwrap();
+        let agents = [
+            HostAgent::new("build", Some("primary")),
+            HostAgent::new("plan", Some("primary")),
+            HostAgent::new("general", Some("subagent")),
+            HostAgent::new("builder", Some("all")),
+        ];
+        let b = toolbox(&c, Some(p.policy()), &ProjectFacts::default(), &agents);
+        let build = b.of("build");
+        assert!(build.contains(&"nso_contract") && !build.contains(&"nso_report_status"));
+        let general = b.of("general");
+        assert!(!general.contains(&"nso_contract") && general.contains(&"nso_report_result"));
+        // plan may not create contracts (the default preset): no nso_contract either
+        let plan = b.of("plan");
+        assert!(!plan.contains(&"nso_contract") && !plan.contains(&"nso_report_status"));
+        assert!(plan.contains(&"nso_decide") && plan.contains(&"nso_handoff"));
+        // mode all: both sides of a delegation, but @builder may not write contracts
+        let builder = b.of("builder");
+        assert_eq!(builder.len(), b.tools.len() - 1);
+        assert!(!builder.contains(&"nso_contract"));
     }
 }

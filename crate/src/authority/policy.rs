@@ -435,12 +435,14 @@ impl Policy {
             .unwrap_or_default()
     }
 
-    /// Whether `agent` may change any file of the project through `tool` (a file tool or one
-    /// of NSO's tools): a default or a rule of the agent for that tool allows a write, create
-    /// or delete somewhere in the project. `None` for an agent the policy does not know.
-    pub fn may_write(&self, agent: &str, tool: &str) -> Option<bool> {
+    /// Whether some rule or default lets `agent` write or create `path` (project-relative)
+    /// through `tool`: a rule of the agent that allows it there, or an allowing default. A
+    /// blocking rule elsewhere in the policy may still refuse a call; this says whether the
+    /// agent has any way at all. `None` for an agent the policy does not know.
+    pub fn may_write_at(&self, agent: &str, tool: &str, path: &str) -> Option<bool> {
         let a = self.resolve_agent(agent)?;
-        Some([SLOT_WRITE, SLOT_CREATE, SLOT_DELETE].iter().any(|&slot| {
+        let ci = self.case_insensitive;
+        Some([SLOT_WRITE, SLOT_CREATE].iter().any(|&slot| {
             self.default_for(Some(a), slot).0 == Effect::Allow
                 || self.candidates(a, slot).iter().any(|&ri| {
                     let r = &self.rules[ri as usize];
@@ -448,7 +450,8 @@ impl Policy {
                         && r.disabled_by.is_none()
                         && r.is_member(a)
                         && r.applies_to_tool(tool)
-                        && !(!r.paths.is_empty() && r.paths.iter().all(Glob::is_absolute))
+                        && r.paths.iter().any(|g| g.matches(path, ci))
+                        && !r.except.iter().any(|g| g.matches(path, ci))
                 })
         }))
     }

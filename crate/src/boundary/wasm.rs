@@ -148,18 +148,16 @@ impl Nso {
     }
 
     /// NSO's tools for this project (`toolbox::toolbox`): `facts` `{statusFiles,
-    /// commandFiles}`, `agents` the host's agents. Returns `{tools, hidden: {agent: [tool]}}`.
+    /// commandFiles}`, `agents` the host's agents `[{name, mode?}]`. Returns `{tools, hidden:
+    /// {agent: [tool]}}`.
     #[wasm_bindgen(js_name = toolbox)]
-    pub fn toolbox(&self, facts: JsValue, agents: Vec<String>) -> Result<JsValue, JsValue> {
+    pub fn toolbox(&self, facts: JsValue, agents: JsValue) -> Result<JsValue, JsValue> {
         let facts: crate::toolbox::ProjectFacts = serde_wasm_bindgen::from_value(facts)
             .map_err(|e| js_error("bad_input", &e.to_string()))?;
+        let agents: Vec<crate::toolbox::HostAgent> = serde_wasm_bindgen::from_value(agents)
+            .map_err(|e| js_error("bad_input", &e.to_string()))?;
         let policy = Some(self.engine.policy());
-        to_js(&crate::toolbox::toolbox(
-            &self.config,
-            policy,
-            &facts,
-            &agents,
-        ))
+        to_js(&crate::toolbox::toolbox(&self.config, policy, &facts, &agents))
     }
 
     /// Sets the `directory` and `worktree` of calls that do not name theirs.
