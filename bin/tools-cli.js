@@ -12,10 +12,12 @@ export const TOOLS_HELP = `tools    which of NSO's tools each agent of the proje
          with \`tools\` in .opencode/nso.json. Exit 0, 1 when NSO's config does not
          load, 2 usage.`;
 
-/** The bytes one tool definition takes in a request, as OpenCode sends it (a function tool). */
+/** The bytes one tool definition takes in a request, in the shape OpenCode 1.18 sends it (a function tool). */
 export function definitionBytes(name, tool) {
   const properties = tool.args ?? {};
-  const parameters = { type: "object", properties, required: Object.keys(properties), additionalProperties: false };
+  const parameters = Object.keys(properties).length
+    ? { type: "object", properties, required: Object.keys(properties) }
+    : { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties };
   return Buffer.byteLength(JSON.stringify({ type: "function", function: { name, description: tool.description, parameters } }));
 }
 

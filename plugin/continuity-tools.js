@@ -28,9 +28,9 @@ export function continuityTools(nso) {
   return {
     nso_decide: {
       args: {
-        decision: str("one line"),
+        decision: str(),
         why: str(),
-        supersedes: str("id it replaces, e.g. D-0007"),
+        supersedes: str("e.g. D-0007"),
       },
       execute: run("nso_decide", async (args, ctx) => {
         const decision = text(args, "decision", { required: true });
@@ -42,11 +42,11 @@ export function continuityTools(nso) {
       }),
     },
     nso_decisions: {
-      args: { all: { type: "boolean", description: "with superseded ones" } },
+      args: { all: { type: "boolean" } },
       execute: run("nso_decisions", async (args) => nso.continuity.decisions({ all: args.all === true, maxLines: 200 })),
     },
     nso_handoff: {
-      args: { expand: { type: "boolean", description: "longer" } },
+      args: { expand: { type: "boolean" } },
       execute: run("nso_handoff", async (args, ctx) => (await nso.continuity.handoff(ctx.sessionID, { expand: args.expand === true })).text),
     },
   };

@@ -174,12 +174,12 @@ export function nsoTools(nso) {
   return {
     nso_contract: {
       args: {
-        agent: str("the subagent"),
-        workflow: str("build, debug, review, plan, research…"),
+        agent: str(),
+        workflow: str("e.g. build"),
         title: str(),
         objective: str(),
         success_criteria: list(),
-        context_files: list("files to read first"),
+        context_files: list(),
       },
       execute: run("nso_contract", async (args, ctx) => {
         const wf = nso.workflowCore();

@@ -106,7 +106,7 @@ const TODO: &str = ".opencode/specs/TODO.md";
 /// machines, before writing.
 pub const TOOLBOX: &[ToolEntry] = &[
     tool("nso_contract", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/contract.md"), Role::Delegator,
-        "Write a delegation's contract before the task call; returns the task id for the prompt."),
+        "Contract for a delegation, before the task call; returns the task id."),
     tool("nso_report_status", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/status.md"), Role::Delegate,
         "Update your task's status.md."),
     tool("nso_report_result", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/result.md"), Role::Delegate,
@@ -122,17 +122,17 @@ pub const TOOLBOX: &[ToolEntry] = &[
     tool("nso_route", Needs::Routing, Writes::Nothing, Role::Any,
         "Which agent a language-routed command goes to for a task."),
     tool("nso_claim", Needs::Claims, Writes::Nothing, Role::Any,
-        "Claim paths for your window ahead of a larger change."),
+        "Claim paths ahead of a larger change."),
     tool("nso_release", Needs::Claims, Writes::Nothing, Role::Any,
-        "Release your claims (none given: all)."),
+        "Release claims (none given: all)."),
     tool("nso_claims", Needs::Claims, Writes::Nothing, Role::Any,
-        "Who holds which files, in every window."),
+        "Who holds which files, all windows."),
     tool("nso_decide", Needs::Continuity, Writes::Ledger, Role::Any,
-        "Record a decision in the project's ledger (append-only; supersede by id)."),
+        "Record a decision in the ledger."),
     tool("nso_decisions", Needs::Continuity, Writes::Nothing, Role::Any,
-        "The project's current decisions (all: with superseded ones)."),
+        "Current decisions (all: with superseded)."),
     tool("nso_handoff", Needs::Continuity, Writes::Nothing, Role::Any,
-        "A handoff of this session for a new window."),
+        "This session's handoff, for a new window."),
 ];
 
 /// The names of NSO's tools, in table order.

@@ -157,7 +157,12 @@ impl Nso {
         let agents: Vec<crate::toolbox::HostAgent> = serde_wasm_bindgen::from_value(agents)
             .map_err(|e| js_error("bad_input", &e.to_string()))?;
         let policy = Some(self.engine.policy());
-        to_js(&crate::toolbox::toolbox(&self.config, policy, &facts, &agents))
+        to_js(&crate::toolbox::toolbox(
+            &self.config,
+            policy,
+            &facts,
+            &agents,
+        ))
     }
 
     /// Sets the `directory` and `worktree` of calls that do not name theirs.
