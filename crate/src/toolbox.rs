@@ -181,10 +181,10 @@ impl HostAgent {
     }
 
     fn plays(&self, role: Role) -> bool {
-        match (role, self.mode.as_deref()) {
-            (Role::Delegator, Some("subagent")) | (Role::Delegate, Some("primary")) => false,
-            _ => true,
-        }
+        !matches!(
+            (role, self.mode.as_deref()),
+            (Role::Delegator, Some("subagent")) | (Role::Delegate, Some("primary"))
+        )
     }
 }
 
