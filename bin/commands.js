@@ -37,6 +37,11 @@ export const HELP = {
   nso explain --command /CMD --task N [--dir DIR] [--json]   (as nso route)`,
     example: 'nso explain --agent plan --command "git push origin main"',
   },
+  tools: {
+    summary: "which of NSO's tools each agent of the project gets, and the bytes of their definitions\nthat every model request carries. Set the groups with `tools` in .opencode/nso.json.",
+    usage: "  nso tools [--agent NAME] [--json] [--dir DIR]",
+    example: "nso tools --agent plan",
+  },
   check: {
     summary: "validates .opencode/nso.json and lists every problem in every section, with the fix.\nExit 0 valid (an empty file uses the defaults), 1 not.",
     usage: "  nso check [--dir DIR] [--json]",

@@ -299,6 +299,7 @@ const COMMANDS = [
   { name: "decisions", run: continuity("decisions") },
   { name: "transcript", run: continuity("transcript") },
   { name: "handoff", run: continuity("handoff") },
+  { name: "tools", run: (argv) => import("./tools-cli.js").then((m) => m.toolsMain(argv)) },
   { name: "guard", run: guardMain },
   { name: "hook", run: hookMain },
 ].map((c) => ({ ...HELP[c.name], ...c }));

@@ -1,7 +1,7 @@
 // NSO's tools for agents over the Conductor: claim files ahead of a change (a whole folder
 // before a refactor), release them, and see who holds what across every OpenCode window.
 
-const list = (description) => ({ type: "array", items: { type: "string" }, description });
+const list = (description) => (description ? { type: "array", items: { type: "string" }, description } : { type: "array", items: { type: "string" } });
 
 /** The paths argument: a list of non-empty strings (one string is taken as a list of one). */
 function paths(args) {
@@ -13,7 +13,7 @@ function paths(args) {
   return clean;
 }
 
-/** The claim tools of one NSO instance (`nso.claims`), as OpenCode tool definitions. */
+/** The claim tools of one NSO instance (`nso.claims`), as tool bodies (arguments, execute; the description is the core's: toolbox.js). */
 export function claimTools(nso) {
   const run = (name, body) => async (args, ctx = {}) => {
     if (nso.claims.mode() === "off") return `NSO ${name}: the conductor is off in this project (conductor.mode).`;
@@ -25,8 +25,7 @@ export function claimTools(nso) {
   };
   return {
     nso_claim: {
-      description: "Claim files, folders or globs (e.g. src/api/**) for your OpenCode window before you change them, so that no other window edits them meanwhile. NSO also claims automatically before each write; claim ahead for a larger change such as a refactor.",
-      args: { paths: list("paths, folders or globs, relative to the project") },
+      args: { paths: list("paths or globs") },
       execute: run("nso_claim", async (args, ctx) => {
         const result = await nso.claims.claimPaths(ctx.sessionID, ctx.agent, paths(args));
         if (result.status === "ok") return `Claimed: ${(result.claimed ?? []).join(", ") || "(already yours)"}. ${result.message ?? ""}`.trim();
@@ -35,8 +34,7 @@ export function claimTools(nso) {
       }),
     },
     nso_release: {
-      description: "Release files you claimed (or all your claims), so other OpenCode windows may change them.",
-      args: { paths: list("paths to release; an empty list releases all of your claims") },
+      args: { paths: list() },
       execute: run("nso_release", async (args, ctx) => {
         const given = paths({ paths: args.paths ?? [] });
         const result = await nso.claims.releasePaths(ctx.sessionID, { paths: given, all: given.length === 0, reason: "released by the agent" });
@@ -44,7 +42,6 @@ export function claimTools(nso) {
       }),
     },
     nso_claims: {
-      description: "Show every agent window on this machine: project, task, agent, its claims, and whether it is alive.",
       args: {},
       execute: run("nso_claims", async () => {
         const { statusTable } = await import("../bin/conductor-cli.js"); // the CLI's table, loaded on use

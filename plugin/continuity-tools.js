@@ -1,7 +1,7 @@
 // NSO's tools for agents over continuity: record a decision in the project's ledger, read the
 // current decisions, and get a handoff of the session (what a new window needs to go on).
 
-const str = (description) => ({ type: "string", description });
+const str = (description) => (description ? { type: "string", description } : { type: "string" });
 
 /** A string argument, trimmed; `required` refuses a missing or empty one. */
 function text(args, name, { required = false } = {}) {
@@ -15,7 +15,7 @@ function text(args, name, { required = false } = {}) {
   return v.trim();
 }
 
-/** The continuity tools of one NSO instance (`nso.continuity`), as OpenCode tool definitions. */
+/** The continuity tools of one NSO instance (`nso.continuity`), as tool bodies (arguments, execute; the description is the core's: toolbox.js). */
 export function continuityTools(nso) {
   const run = (name, body) => async (args, ctx = {}) => {
     if (!nso.state.engine) return `NSO ${name} refused: NSO is not enforcing (${nso.state.failure?.code ?? "not loaded"}); see .opencode/logs/nso-errors.log.`;
@@ -27,11 +27,10 @@ export function continuityTools(nso) {
   };
   return {
     nso_decide: {
-      description: "Record a key decision in the project's decision ledger (append-only; every window and later session sees it, and handoffs carry it). Give the decision in one line and why. To change an earlier decision, record a new one that supersedes it (its id, e.g. D-0007); the ledger itself is never edited.",
       args: {
-        decision: str("the decision, in one line"),
-        why: str("the reason: what it is based on, what was weighed"),
-        supersedes: str("the id of the decision this one replaces (e.g. D-0007), if any"),
+        decision: str(),
+        why: str(),
+        supersedes: str("e.g. D-0007"),
       },
       execute: run("nso_decide", async (args, ctx) => {
         const decision = text(args, "decision", { required: true });
@@ -43,13 +42,11 @@ export function continuityTools(nso) {
       }),
     },
     nso_decisions: {
-      description: "The project's current decisions (newest first), from the decision ledger. `all` also lists superseded ones.",
-      args: { all: { type: "boolean", description: "also list superseded decisions" } },
+      args: { all: { type: "boolean" } },
       execute: run("nso_decisions", async (args) => nso.continuity.decisions({ all: args.all === true, maxLines: 200 })),
     },
     nso_handoff: {
-      description: "A handoff of this session: the project's decisions, this session's task, files changed, claims, refusals and open questions, and the project's memory, within one screen. Use it to brief a new window or before a long pause. `expand` gives more.",
-      args: { expand: { type: "boolean", description: "a longer handoff" } },
+      args: { expand: { type: "boolean" } },
       execute: run("nso_handoff", async (args, ctx) => (await nso.continuity.handoff(ctx.sessionID, { expand: args.expand === true })).text),
     },
   };

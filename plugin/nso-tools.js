@@ -13,8 +13,10 @@ export const TEMPLATES_DIR = ".opencode/nso/templates";
 /** A refusal the agent reads as the tool's result. */
 class ToolRefusal extends Error {}
 
-const str = (description) => ({ type: "string", description });
-const list = (description) => ({ type: "array", items: { type: "string" }, description });
+// Every byte of a tool's definition goes with every model request: an argument gets a
+// description only where its name does not say enough.
+const str = (description) => (description ? { type: "string", description } : { type: "string" });
+const list = (description) => (description ? { type: "array", items: { type: "string" }, description } : { type: "array", items: { type: "string" } });
 
 function text(args, key, { required = false, max = 20_000 } = {}) {
   const v = args?.[key];
@@ -134,7 +136,7 @@ function missingDeliverables(root, paths) {
 }
 
 /**
- * The tools, for an NSO instance `nso` (see createNso): `nso.root`, `nso.workflowCore()`,
+ * The tool bodies (arguments, execute; descriptions: the core's table, toolbox.js), for an NSO instance `nso` (see createNso): `nso.root`, `nso.workflowCore()`,
  * `nso.authorizeWrite(sessionID, agent, relPath, content)` → refusal text or null,
  * `nso.log(line)`, `nso.configText()`, and `nso.statusSync(options)`.
  */
@@ -171,14 +173,13 @@ export function nsoTools(nso) {
 
   return {
     nso_contract: {
-      description: "Create the contract for a delegation before calling the task tool: writes contract.md and status.md (PENDING) in .opencode/context/active_tasks/<task_id>/ and returns the task id. Cite the task id and the contract path in the task prompt; the subagent reports with nso_report_status / nso_report_result / nso_report_questions, and NSO checks its result after the task returns.",
       args: {
-        agent: str("the subagent the task is delegated to (e.g. general, builder)"),
-        workflow: str("the workflow: build, debug, review, plan, research, …"),
-        title: str("a short title of the task (becomes part of the task id)"),
-        objective: str("what the subagent must achieve, in a few sentences"),
-        success_criteria: list("checkable criteria the result must meet"),
-        context_files: list("project files the subagent must read first (may be empty)"),
+        agent: str(),
+        workflow: str("e.g. build"),
+        title: str(),
+        objective: str(),
+        success_criteria: list(),
+        context_files: list(),
       },
       execute: run("nso_contract", async (args, ctx) => {
         const wf = nso.workflowCore();
@@ -219,14 +220,13 @@ export function nsoTools(nso) {
     },
 
     nso_report_status: {
-      description: "As the subagent working on a task, update its status.md: the status (PENDING, IN_PROGRESS, BLOCKED, COMPLETE, FAILED), the current step, steps done and remaining, and artifacts. NSO refuses a status move its state machine does not allow and says which moves are legal.",
       args: {
-        task_id: str("the task id from your prompt (workflow_yyyymmdd_slug_xxxxxx)"),
-        status: { type: "string", enum: ["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"], description: "the new status" },
-        current_step: str("what you are doing now"),
-        completed: list("steps done so far"),
-        remaining: list("steps still to do"),
-        artifacts: list("project files created or changed so far"),
+        task_id: str(),
+        status: { type: "string", enum: ["PENDING", "IN_PROGRESS", "BLOCKED", "COMPLETE", "FAILED"] },
+        current_step: str(),
+        completed: list(),
+        remaining: list(),
+        artifacts: list(),
       },
       execute: run("nso_report_status", async (args, ctx) => {
         const wf = nso.workflowCore();
@@ -244,12 +244,11 @@ export function nsoTools(nso) {
     },
 
     nso_report_result: {
-      description: "As the subagent, finish a task: writes result.md with COMPLETE or FAILED, the deliverables (project files you produced; each must exist and be non-empty) and notes. Refused if a deliverable is missing or empty.",
       args: {
-        task_id: str("the task id from your prompt"),
-        status: { type: "string", enum: ["COMPLETE", "FAILED"], description: "COMPLETE when every success criterion is met, else FAILED" },
-        deliverables: list("paths of the files you produced, relative to the project"),
-        notes: str("a short summary: what was done, what was checked, what is left"),
+        task_id: str(),
+        status: { type: "string", enum: ["COMPLETE", "FAILED"] },
+        deliverables: list("files you produced"),
+        notes: str(),
       },
       execute: run("nso_report_result", async (args, ctx) => {
         const wf = nso.workflowCore();
@@ -274,12 +273,11 @@ export function nsoTools(nso) {
     },
 
     nso_report_questions: {
-      description: "As the subagent, when the contract is unclear: write questions.md and stop working. Your caller gets the questions, asks the user, and delegates again with the answers.",
       args: {
-        task_id: str("the task id from your prompt"),
-        questions: list("the questions, each answerable on its own"),
-        understood: str("what you understood of the task"),
-        unclear: str("what is unclear and why it blocks you"),
+        task_id: str(),
+        questions: list(),
+        understood: str(),
+        unclear: str(),
       },
       execute: run("nso_report_questions", async (args, ctx) => {
         const wf = nso.workflowCore();
@@ -296,10 +294,9 @@ export function nsoTools(nso) {
     },
 
     nso_route: {
-      description: "Which agent a language-routed command (e.g. /research, /implement) goes to for a task: the command's routing table (frontmatter of .opencode/command/*.md) and the task's language (state.json, else TODO.md, else general).",
       args: {
-        command: str("the command, e.g. /research"),
-        task: str("the task number, e.g. 258"),
+        command: str("e.g. /research"),
+        task: str("task number"),
       },
       execute: run("nso_route", async (args) => {
         const command = text(args, "command", { required: true, max: 100 });
@@ -313,11 +310,10 @@ export function nsoTools(nso) {
     },
 
     nso_status_set: {
-      description: "Move a task to a new status in TODO.md and state.json together (and the task's own state.json), atomically: both files change or neither. Checks the move against the status machine and your role, stamps dates, links artifacts. Use this instead of editing TODO.md or state.json.",
       args: {
-        task: { type: "integer", description: "the task number" },
-        status: str("the new status, e.g. RESEARCHED"),
-        artifacts: list("artifact paths to link (reports, plans, summaries); may be empty"),
+        task: { type: "integer" },
+        status: str("e.g. RESEARCHED"),
+        artifacts: list("paths to link"),
       },
       execute: run("nso_status_set", async (args, ctx) => {
         const task = Number(args.task);
@@ -328,12 +324,11 @@ export function nsoTools(nso) {
     },
 
     nso_task_new: {
-      description: "Create a task in TODO.md and state.json together: allocates the next project number, starts it in the initial status.",
       args: {
-        title: str("one-line title"),
-        description: str("what the task is about"),
-        priority: { type: "string", enum: ["High", "Medium", "Low"], description: "priority" },
-        language: str("lean, markdown, python, general, …"),
+        title: str(),
+        description: str(),
+        priority: { type: "string", enum: ["High", "Medium", "Low"] },
+        language: str("lean, markdown, python, general…"),
       },
       execute: run("nso_task_new", async (args, ctx) => {
         const result = await nso.statusSync(ctx, {
@@ -345,7 +340,6 @@ export function nsoTools(nso) {
     },
 
     nso_task_archive: {
-      description: "Archive completed and abandoned tasks: moves them from TODO.md and state.json to the archive, atomically.",
       args: {},
       execute: run("nso_task_archive", async (args, ctx) => {
         const result = await nso.statusSync(ctx, { op: "archive" });

@@ -43,13 +43,50 @@ function agentSection(file) {
   }
 }
 
-/** The names of the Markdown agent files under `dir` (`sub/name` for `sub/name.md`, as OpenCode names them). */
+/** OpenCode's modes of its own agents. */
+const OPENCODE_MODES = { build: "primary", plan: "primary", general: "subagent", explore: "subagent" };
+
+/** The `mode:` of a Markdown agent file's frontmatter, if it has one. */
+function markdownMode(file) {
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    const front = /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
+    return /^mode:\s*["']?(\w+)/m.exec(front)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Markdown agent files under `dir`: `[name, mode]` (`sub/name` for `sub/name.md`, as OpenCode names them). */
 function markdownAgents(dir) {
   try {
-    return fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(".md")).map((f) => f.slice(0, -3).split(path.sep).join("/"));
+    return fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith(".md"))
+      .map((f) => [f.slice(0, -3).split(path.sep).join("/"), markdownMode(path.join(dir, f))]);
   } catch {
     return [];
   }
+}
+
+/**
+ * The agents OpenCode has for the project at `root` (`home`: the user's home, for the global
+ * config), sorted by name: `[{name, mode}]`, `mode` OpenCode's (`primary`, `subagent`, `all`;
+ * undefined when not set: `all`).
+ */
+export function projectAgentModes(root, home = os.homedir()) {
+  const global = path.join(process.env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode");
+  const agents = new Map(OPENCODE_AGENTS.map((name) => [name, OPENCODE_MODES[name]]));
+  const configs = [path.join(global, "opencode.json"), path.join(global, "opencode.jsonc"), path.join(root, "opencode.json"),
+    path.join(root, "opencode.jsonc"), path.join(root, ".opencode/opencode.json"), path.join(root, ".opencode/opencode.jsonc")];
+  for (const folder of [global, path.join(root, ".opencode")]) {
+    for (const sub of ["agent", "agents"]) for (const [name, mode] of markdownAgents(path.join(folder, sub))) agents.set(name, mode ?? agents.get(name));
+  }
+  for (const file of configs) {
+    for (const [name, spec] of Object.entries(agentSection(file))) {
+      if (spec?.disable === true) agents.delete(name);
+      else agents.set(name, typeof spec?.mode === "string" ? spec.mode : agents.get(name));
+    }
+  }
+  return [...agents].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, mode]) => ({ name, mode }));
 }
 
 /**
@@ -57,18 +94,5 @@ function markdownAgents(dir) {
  * for the global config), sorted.
  */
 export function projectAgents(root, home = os.homedir()) {
-  const global = path.join(process.env.XDG_CONFIG_HOME || path.join(home, ".config"), "opencode");
-  const names = new Set(OPENCODE_AGENTS);
-  const configs = [path.join(global, "opencode.json"), path.join(global, "opencode.jsonc"), path.join(root, "opencode.json"),
-    path.join(root, "opencode.jsonc"), path.join(root, ".opencode/opencode.json"), path.join(root, ".opencode/opencode.jsonc")];
-  for (const folder of [global, path.join(root, ".opencode")]) {
-    for (const sub of ["agent", "agents"]) for (const name of markdownAgents(path.join(folder, sub))) names.add(name);
-  }
-  for (const file of configs) {
-    for (const [name, spec] of Object.entries(agentSection(file))) {
-      if (spec?.disable === true) names.delete(name);
-      else names.add(name);
-    }
-  }
-  return [...names].sort();
+  return projectAgentModes(root, home).map((a) => a.name);
 }

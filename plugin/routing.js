@@ -37,7 +37,7 @@ export function routeMessage({ sessions, logs, route }, { sessionID, messageID, 
   logs.append("router.jsonl", JSON.stringify({ time: stamp(), sessionID, messageID, source, agent: who, ...decision }));
   if (source === "user") {
     if (decision.should_route) entry.workflow = decision.workflow;
-    entry.routeNote = routeNote(decision);
+    entry.routeNote = decision.should_route ? routeNote(decision) : undefined; // nothing routes: no line
   }
   return decision;
 }

@@ -22,6 +22,7 @@ pub mod routing;
 pub mod session;
 pub mod shell;
 pub mod status;
+pub mod toolbox;
 
 /// The version of this core, as shown in logs and the init marker.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -3,10 +3,8 @@
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
 import { CONFIG_FILE, createNso } from "../nso.js";
 import { projectAgents } from "../project-agents.js";
-import { claimTools } from "../claim-tools.js";
-import { continuityTools } from "../continuity-tools.js";
-import { nsoTools } from "../nso-tools.js";
 import { startChecks } from "../start-checks.js";
+import { chooseTools, hideTools, toolDefinitions } from "../toolbox.js";
 
 /** Agents OpenCode uses for its own requests on a user's session: never the caller. */
 export const PSEUDO_AGENTS = new Set(["title", "compaction", "summary"]);
@@ -61,15 +59,6 @@ async function callerOf(nso, client, sessionID) {
   return undefined;
 }
 
-/** NSO's tools minus those `tools` in .opencode/nso.json leaves out (read at plugin load). */
-function offeredTools(nso) {
-  const settings = nso.state.config?.tools ?? { enabled: true, exclude: [] };
-  if (!settings.enabled) return {};
-  const all = { ...nsoTools(nso), ...claimTools(nso), ...continuityTools(nso) };
-  for (const name of settings.exclude) delete all[name];
-  return all;
-}
-
 /**
  * Tells the person `text` through OpenCode: a toast in the terminal UI and a line in
  * OpenCode's log (`opencode run` has no UI: stderr, written by the instance, shows it there).
@@ -110,7 +99,9 @@ export const NsoPlugin = async (input = {}) => {
   flushAtExit(nso.activity);
   startChecks({ root: nso.root, config: nso.state.config, warn: (text) => { console.error(`[nso] ${text}`); nso.logError(text); } });
   const noteAgent = (sessionID, agent) => nso.noteAgent(sessionID, realAgent(agent));
+  const tools = chooseTools(nso); // at plugin load: OpenCode registers tools once
   return {
+    config: async (config) => hideTools(config, nso, tools),
     event: async ({ event }) => {
       try {
         const props = event?.properties ?? {};
@@ -158,7 +149,7 @@ export const NsoPlugin = async (input = {}) => {
         console.error(`[nso] session.compacting: ${error.message}`);
       }
     },
-    tool: offeredTools(nso),
+    tool: toolDefinitions(nso, tools),
     // Not an async function: with the caller known (nearly always), the call is decided at
     // once and its settled promise returned, without the turns of an `await` in between.
     "tool.execute.before": (hookInput, output) => {

@@ -3,8 +3,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import plugin from "../../plugin/nso-plugin.js";
-import { projectAgents } from "../../plugin/project-agents.js";
+import { projectAgentModes, projectAgents } from "../../plugin/project-agents.js";
 import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
+
+test("projectAgentModes: OpenCode's modes of its agents, a config's mode, an agent file's frontmatter", () => {
+  const home = makeProject({});
+  const dir = makeProject({
+    "opencode.json": JSON.stringify({ agent: { reviewer: { mode: "subagent" }, plan: { mode: "all" } } }),
+    ".opencode/agent/orchestrator.md": "---\nmode: primary\n---\nYou orchestrate.\n",
+    ".opencode/agent/tester.md": "You test.\n",
+  });
+  assert.deepEqual(projectAgentModes(dir, home), [
+    { name: "build", mode: "primary" }, { name: "explore", mode: "subagent" }, { name: "general", mode: "subagent" },
+    { name: "orchestrator", mode: "primary" }, { name: "plan", mode: "all" }, { name: "reviewer", mode: "subagent" },
+    { name: "tester", mode: undefined },
+  ]);
+});
 
 test("projectAgents: OpenCode's built-ins, opencode.json(c) agents, agent files; a disabled agent is gone", () => {
   const home = makeProject({ ".config/opencode/agent/globalhelper.md": "---\ndescription: x\n---\n" });

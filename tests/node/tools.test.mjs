@@ -23,18 +23,41 @@ async function tools(files = {}) {
 const contractArgs = { agent: "general", workflow: "build", title: "Login form", objective: "Add a login form.",
   success_criteria: ["the form renders"], context_files: ["src/app.ts"] };
 
-test("every tool has a description and plain JSON Schema arguments", async () => {
-  const { hooks } = await tools();
+test("every tool has the core's description and plain JSON Schema arguments", async () => {
+  const { hooks } = await tools({ ".opencode/specs/TODO.md": "# TODO\n", ".opencode/command/research.md": "# /research\n" });
   assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff",
     "nso_release", "nso_report_questions", "nso_report_result", "nso_report_status", "nso_route", "nso_status_set", "nso_task_archive",
     "nso_task_new"]);
+  const table = new Map(createRequire(import.meta.url)("../../pkg/nso.js").toolTable().map((t) => [t.name, t.description]));
   for (const [name, t] of Object.entries(hooks.tool)) {
-    assert.ok(t.description.length > 40, name);
+    assert.equal(t.description, table.get(name), name);
+    assert.ok(t.description.length > 20 && t.description.length <= 100, name);
     for (const [arg, schema] of Object.entries(t.args)) {
-      assert.ok(typeof schema.type === "string" && schema.description, `${name}.${arg}`);
+      assert.ok(typeof schema.type === "string", `${name}.${arg}`);
       assert.equal(schema._zod, undefined);
     }
   }
+});
+
+test("a project gets only the groups it can use", async () => {
+  const { hooks } = await tools();
+  assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff",
+    "nso_release", "nso_report_questions", "nso_report_result", "nso_report_status"]);
+  const quiet = await tools({ ".opencode/nso.json": JSON.stringify({ conductor: { mode: "off" }, continuity: { enabled: false } }) });
+  assert.deepEqual(Object.keys(quiet.hooks.tool).sort(), ["nso_contract", "nso_report_questions", "nso_report_result", "nso_report_status"]);
+});
+
+test("OpenCode's config: a primary agent gets no reports, a subagent no contract, the person's settings win", async () => {
+  const { hooks } = await tools({ "opencode.json": JSON.stringify({ agent: { janitor: { mode: "subagent" } } }) });
+  const config = { agent: { build: { permission: { nso_report_status: "allow" } } } };
+  await hooks.config(config);
+  assert.equal(config.agent.build.permission.nso_report_status, "allow");
+  assert.equal(config.agent.build.permission.nso_report_result, "deny");
+  assert.equal(config.agent.build.permission.nso_contract, undefined);
+  assert.equal(config.agent.plan.permission.nso_contract, "deny", "plan may not write contracts");
+  assert.equal(config.agent.general.permission.nso_contract, "deny");
+  assert.equal(config.agent.janitor.permission.nso_contract, "deny");
+  assert.equal(config.agent.janitor.permission.nso_report_result, undefined, "every agent writes its reports");
 });
 
 test("nso_contract writes a contract and a PENDING status that parse back", async () => {
@@ -131,10 +154,17 @@ test("nso_route names the agent for a command and a task", async () => {
   assert.match(await call("nso_route", { command: "/research", task: "9" }), /@researcher — language general/);
 });
 
-test("`tools` in .opencode/nso.json leaves tools out, or all of them", async () => {
-  const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { exclude: ["nso_task_archive", "nso_task_new"] } }) });
-  assert.equal(Object.keys(some.hooks.tool).length, 12); // fourteen tools, two left out
-  assert.equal(some.hooks.tool.nso_task_new, undefined);
+test("`tools` in .opencode/nso.json adds, leaves out, narrows per agent, or offers none", async () => {
+  const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { include: ["status"], exclude: ["nso_task_archive", "claims"] } }) });
+  assert.deepEqual(Object.keys(some.hooks.tool).sort(), ["nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_report_questions",
+    "nso_report_result", "nso_report_status", "nso_status_set", "nso_task_new"]);
+  const narrow = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { perAgent: { build: ["continuity"] } } }) });
+  const config = {};
+  await narrow.hooks.config(config);
+  assert.deepEqual(Object.keys(config.agent.build.permission).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_release",
+    "nso_report_questions", "nso_report_result", "nso_report_status"]);
   const none = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { enabled: false } }) });
   assert.deepEqual(none.hooks.tool, {});
+  const wrong = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { include: ["stauts"] } }) });
+  assert.deepEqual(wrong.hooks.tool, {}, "a broken config offers no tool");
 });

@@ -435,6 +435,27 @@ impl Policy {
             .unwrap_or_default()
     }
 
+    /// Whether some rule or default lets `agent` write or create `path` (project-relative)
+    /// through `tool`: a rule of the agent that allows it there, or an allowing default. A
+    /// blocking rule elsewhere in the policy may still refuse a call; this says whether the
+    /// agent has any way at all. `None` for an agent the policy does not know.
+    pub fn may_write_at(&self, agent: &str, tool: &str, path: &str) -> Option<bool> {
+        let a = self.resolve_agent(agent)?;
+        let ci = self.case_insensitive;
+        Some([SLOT_WRITE, SLOT_CREATE].iter().any(|&slot| {
+            self.default_for(Some(a), slot).0 == Effect::Allow
+                || self.candidates(a, slot).iter().any(|&ri| {
+                    let r = &self.rules[ri as usize];
+                    r.effect == Effect::Allow
+                        && r.disabled_by.is_none()
+                        && r.is_member(a)
+                        && r.applies_to_tool(tool)
+                        && r.paths.iter().any(|g| g.matches(path, ci))
+                        && !r.except.iter().any(|g| g.matches(path, ci))
+                })
+        }))
+    }
+
     /// The default effect for (agent, slot) and where it was set.
     pub(crate) fn default_for(&self, agent: Option<usize>, slot: usize) -> (Effect, &str) {
         let cat = default_category(slot);

@@ -136,24 +136,7 @@ pub fn is_read_tool(tool: &str) -> bool {
     READ_TOOLS.contains(&tool)
 }
 
-/// NSO's own tools. Each checks its writes itself, through this engine (authority and
-/// status machines) before writing, so the call as such passes like a read.
-pub const NSO_TOOLS: &[&str] = &[
-    "nso_contract",
-    "nso_report_status",
-    "nso_report_result",
-    "nso_report_questions",
-    "nso_status_set",
-    "nso_task_new",
-    "nso_task_archive",
-    "nso_route",
-    "nso_claim",
-    "nso_release",
-    "nso_claims",
-    "nso_decide",
-    "nso_decisions",
-    "nso_handoff",
-];
+pub use crate::toolbox::NSO_TOOLS;
 
 /// Argument names treated as paths in unknown tools (compared lowercase, `_` ignored).
 const PATH_KEYS: &[&str] = &[

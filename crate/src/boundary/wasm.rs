@@ -147,6 +147,24 @@ impl Nso {
         self.engine.set_project_agents(agents);
     }
 
+    /// NSO's tools for this project (`toolbox::toolbox`): `facts` `{statusFiles,
+    /// commandFiles}`, `agents` the host's agents `[{name, mode?}]`. Returns `{tools, hidden:
+    /// {agent: [tool]}}`.
+    #[wasm_bindgen(js_name = toolbox)]
+    pub fn toolbox(&self, facts: JsValue, agents: JsValue) -> Result<JsValue, JsValue> {
+        let facts: crate::toolbox::ProjectFacts = serde_wasm_bindgen::from_value(facts)
+            .map_err(|e| js_error("bad_input", &e.to_string()))?;
+        let agents: Vec<crate::toolbox::HostAgent> = serde_wasm_bindgen::from_value(agents)
+            .map_err(|e| js_error("bad_input", &e.to_string()))?;
+        let policy = Some(self.engine.policy());
+        to_js(&crate::toolbox::toolbox(
+            &self.config,
+            policy,
+            &facts,
+            &agents,
+        ))
+    }
+
     /// Sets the `directory` and `worktree` of calls that do not name theirs.
     #[wasm_bindgen(js_name = setDirectories)]
     pub fn set_directories(&mut self, directory: String, worktree: String) {
@@ -368,6 +386,12 @@ impl authority::StatusOracle for JsStatusChecker {
             _ => refused("the status checker gave no answer".to_string()),
         }
     }
+}
+
+/// NSO's tools: `[{name, description, needs, writes}]` (`toolbox::TOOLBOX`).
+#[wasm_bindgen(js_name = toolTable)]
+pub fn tool_table() -> Result<JsValue, JsValue> {
+    to_js(&crate::toolbox::TOOLBOX)
 }
 
 /// Whether `tool` only reads (every other tool is write-class: refused while NSO cannot

@@ -72,15 +72,22 @@ impl Default for HooksConfig {
 pub struct ToolsConfig {
     /// Whether the tools are offered at all.
     pub enabled: bool,
-    /// Tools left out (names from [`crate::authority::NSO_TOOLS`]).
+    /// Tools or groups offered even where the project lacks what they need (names from
+    /// [`crate::toolbox::NSO_TOOLS`] and [`crate::toolbox::GROUPS`]).
+    pub include: Vec<String>,
+    /// Tools or groups left out.
     pub exclude: Vec<String>,
+    /// Per agent, the only tools or groups it sees.
+    pub per_agent: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl Default for ToolsConfig {
     fn default() -> Self {
         ToolsConfig {
             enabled: true,
+            include: Vec::new(),
             exclude: Vec::new(),
+            per_agent: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -255,7 +262,7 @@ pub(crate) const TOP_KEYS: [&str; 13] = [
     "status",
     "tools",
 ];
-const TOOLS_KEYS: [&str; 2] = ["enabled", "exclude"];
+const TOOLS_KEYS: [&str; 4] = ["enabled", "include", "exclude", "perAgent"];
 const DELEGATION_KEYS: [&str; 2] = ["maxDepth", "maxAttempts"];
 const MEMORY_KEYS: [&str; 4] = ["enabled", "files", "maxBytes", "maxBytesPerFile"];
 const HOOKS_KEYS: [&str; 2] = ["enabled", "timeoutMs"];
@@ -312,29 +319,17 @@ pub fn parse(file: &str, text: Option<&str>) -> Result<Config, ConfigError> {
         if let Some(v) = t.get("enabled") {
             config.tools.enabled = ctx.boolean(v, "tools.enabled")?;
         }
+        if let Some(v) = t.get("include") {
+            config.tools.include = ctx.tool_names(v, "tools.include")?;
+        }
         if let Some(v) = t.get("exclude") {
-            let items = v
-                .as_array()
-                .ok_or_else(|| ctx.type_error("tools.exclude", "a list of tool names", v))?;
-            for (i, item) in items.iter().enumerate() {
-                let p = format!("tools.exclude[{i}]");
-                let name = ctx.string(item, &p)?;
-                if !crate::authority::NSO_TOOLS.contains(&name) {
-                    let known = crate::authority::NSO_TOOLS;
-                    let hint = match closest(name, known) {
-                        Some(k) => {
-                            format!("did you mean `{k}`? NSO's tools: {}.", known.join(", "))
-                        }
-                        None => format!("name one of NSO's tools: {}.", known.join(", ")),
-                    };
-                    return Err(ctx.error(
-                        "config_value",
-                        &p,
-                        format!("`{name}` is not one of NSO's tools."),
-                        hint,
-                    ));
-                }
-                config.tools.exclude.push(name.to_string());
+            config.tools.exclude = ctx.tool_names(v, "tools.exclude")?;
+        }
+        if let Some(v) = t.get("perAgent") {
+            let agents = ctx.object(v, "tools.perAgent")?;
+            for (agent, list) in agents {
+                let names = ctx.tool_names(list, &format!("tools.perAgent.{agent}"))?;
+                config.tools.per_agent.insert(agent.clone(), names);
             }
         }
     }
@@ -531,6 +526,35 @@ impl Ctx<'_> {
     pub(crate) fn string<'v>(&self, v: &'v Value, path: &str) -> Result<&'v str, ConfigError> {
         v.as_str()
             .ok_or_else(|| self.type_error(path, "a string", v))
+    }
+
+    /// A list of NSO's tool or group names (`tools.include` and the like).
+    fn tool_names(&self, v: &Value, path: &str) -> Result<Vec<String>, ConfigError> {
+        let items = v
+            .as_array()
+            .ok_or_else(|| self.type_error(path, "a list of tool or group names", v))?;
+        let mut known: Vec<&str> = crate::toolbox::GROUPS.to_vec();
+        known.extend(crate::toolbox::NSO_TOOLS);
+        let mut names = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            let name = self.string(item, &p)?;
+            if !crate::toolbox::is_tool_or_group(name) {
+                let list = known.join(", ");
+                let hint = match closest(name, &known) {
+                    Some(k) => format!("did you mean `{k}`? NSO's tool groups and tools: {list}."),
+                    None => format!("name one of NSO's tool groups or tools: {list}."),
+                };
+                return Err(self.error(
+                    "config_value",
+                    &p,
+                    format!("`{name}` is not one of NSO's tools or tool groups."),
+                    hint,
+                ));
+            }
+            names.push(name.to_string());
+        }
+        Ok(names)
     }
 
     pub(crate) fn positive(&self, v: &Value, path: &str, max: u64) -> Result<u64, ConfigError> {
@@ -815,9 +839,18 @@ pub(crate) mod schema_tests {
         assert_eq!(keys(memory), sorted(&MEMORY_KEYS));
         assert_eq!(keys(hooks), sorted(&HOOKS_KEYS));
         assert_eq!(keys(&schema["properties"]["tools"]), sorted(&TOOLS_KEYS));
+        let mut names: Vec<&str> = crate::toolbox::GROUPS.to_vec();
+        names.extend(crate::toolbox::NSO_TOOLS);
+        for key in ["include", "exclude"] {
+            assert_eq!(
+                schema["properties"]["tools"]["properties"][key]["items"]["enum"],
+                serde_json::json!(names)
+            );
+        }
         assert_eq!(
-            schema["properties"]["tools"]["properties"]["exclude"]["items"]["enum"],
-            serde_json::json!(crate::authority::NSO_TOOLS)
+            schema["properties"]["tools"]["properties"]["perAgent"]["additionalProperties"]
+                ["items"]["enum"],
+            serde_json::json!(names)
         );
         assert_eq!(
             keys(&schema["properties"]["delegation"]),

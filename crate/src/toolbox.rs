@@ -1,0 +1,427 @@
+//! NSO's own tools for agents: the one table of them, and which of them a project and each of
+//! its agents gets.
+//!
+//! Every tool costs the model bytes on every request (its name, description and argument
+//! schema), so a project gets only the tools it can use: status tools where the status sync
+//! has its files, claim tools where claims are on, and so on. An agent that may not write
+//! anything gets no tool that only writes. The hosts register what [`toolbox`] lists and
+//! take the descriptions from [`TOOLBOX`]; they never keep a list of their own.
+
+use std::collections::BTreeMap;
+
+use crate::authority::Policy;
+use crate::config::Config;
+
+/// What a tool needs of the project to be of any use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Needs {
+    /// Task contracts and reports of delegations: every project.
+    Contracts,
+    /// The atomic status sync: the project has `.opencode/specs/TODO.md`.
+    Status,
+    /// Language routing: the project has command files (`.opencode/command(s)/*.md`).
+    Routing,
+    /// Claims across windows: `conductor.mode` is not `off`.
+    Claims,
+    /// The decision ledger and handoffs: `continuity.enabled`.
+    Continuity,
+}
+
+impl Needs {
+    /// The group name used in `tools.include`, `tools.exclude` and `tools.perAgent`.
+    pub const fn group(self) -> &'static str {
+        match self {
+            Needs::Contracts => "contracts",
+            Needs::Status => "status",
+            Needs::Routing => "routing",
+            Needs::Claims => "claims",
+            Needs::Continuity => "continuity",
+        }
+    }
+}
+
+/// The group names, in table order.
+pub const GROUPS: [&str; 5] = ["contracts", "status", "routing", "claims", "continuity"];
+
+/// One of NSO's tools.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEntry {
+    /// The tool's name, as the model calls it.
+    pub name: &'static str,
+    /// What the model reads about it: one short sentence.
+    pub description: &'static str,
+    /// What the project must have for the tool to be offered.
+    pub needs: Needs,
+    /// What the tool writes: an agent the policy lets write nothing there does not get it.
+    pub writes: Writes,
+    /// Who calls it: the agent that delegates, the agent delegated to, or any.
+    pub role: Role,
+}
+
+/// What one of NSO's tools writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Writes {
+    /// Nothing (it reads, or coordinates windows).
+    Nothing,
+    /// Files like this one (a sample path the policy is asked about).
+    Like(&'static str),
+    /// The decision ledger (`continuity.ledger`).
+    Ledger,
+}
+
+/// Who calls a tool, by OpenCode's agent mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Role {
+    /// Any agent.
+    Any,
+    /// An agent that delegates with the task tool: not a subagent.
+    Delegator,
+    /// An agent working on a delegated task: not a primary agent.
+    Delegate,
+}
+
+const fn tool(
+    name: &'static str,
+    needs: Needs,
+    writes: Writes,
+    role: Role,
+    description: &'static str,
+) -> ToolEntry {
+    ToolEntry {
+        name,
+        description,
+        needs,
+        writes,
+        role,
+    }
+}
+
+const TODO: &str = ".opencode/specs/TODO.md";
+
+/// NSO's tools. Each checks its writes itself, through the authority engine and the status
+/// machines, before writing.
+pub const TOOLBOX: &[ToolEntry] = &[
+    tool("nso_contract", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/contract.md"), Role::Delegator,
+        "Contract for a delegation, before the task call; returns the task id."),
+    tool("nso_report_status", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/status.md"), Role::Delegate,
+        "Update your task's status.md."),
+    tool("nso_report_result", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/result.md"), Role::Delegate,
+        "Finish your task: result.md (deliverables must exist)."),
+    tool("nso_report_questions", Needs::Contracts, Writes::Like(".opencode/context/active_tasks/task/questions.md"), Role::Delegate,
+        "The contract is unclear: write questions.md and stop."),
+    tool("nso_status_set", Needs::Status, Writes::Like(TODO), Role::Any,
+        "Move a task to a new status in TODO.md and state.json together. Use instead of editing them."),
+    tool("nso_task_new", Needs::Status, Writes::Like(TODO), Role::Any,
+        "Add a task to TODO.md and state.json together."),
+    tool("nso_task_archive", Needs::Status, Writes::Like(TODO), Role::Any,
+        "Archive finished tasks from TODO.md and state.json."),
+    tool("nso_route", Needs::Routing, Writes::Nothing, Role::Any,
+        "Which agent a language-routed command goes to for a task."),
+    tool("nso_claim", Needs::Claims, Writes::Nothing, Role::Any,
+        "Claim paths ahead of a larger change."),
+    tool("nso_release", Needs::Claims, Writes::Nothing, Role::Any,
+        "Release claims (none given: all)."),
+    tool("nso_claims", Needs::Claims, Writes::Nothing, Role::Any,
+        "Who holds which files, all windows."),
+    tool("nso_decide", Needs::Continuity, Writes::Ledger, Role::Any,
+        "Record a decision in the ledger."),
+    tool("nso_decisions", Needs::Continuity, Writes::Nothing, Role::Any,
+        "Current decisions (all: with superseded)."),
+    tool("nso_handoff", Needs::Continuity, Writes::Nothing, Role::Any,
+        "This session's handoff, for a new window."),
+];
+
+/// The names of NSO's tools, in table order.
+pub const NSO_TOOLS: [&str; TOOLBOX.len()] = {
+    let mut names = [""; TOOLBOX.len()];
+    let mut i = 0;
+    while i < TOOLBOX.len() {
+        names[i] = TOOLBOX[i].name;
+        i += 1;
+    }
+    names
+};
+
+/// The table entry of `name`, if it is one of NSO's tools.
+pub fn entry(name: &str) -> Option<&'static ToolEntry> {
+    TOOLBOX.iter().find(|t| t.name == name)
+}
+
+/// What the host found in the project, for the tools that depend on files.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ProjectFacts {
+    /// `.opencode/specs/TODO.md` exists (the status sync's files).
+    pub status_files: bool,
+    /// `.opencode/command/*.md` or `.opencode/commands/*.md` exists (language routing).
+    pub command_files: bool,
+}
+
+/// An agent of the host: its name and OpenCode's `mode` (`primary`, `subagent`, `all`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(default)]
+pub struct HostAgent {
+    /// The agent's name, as the host names it.
+    pub name: String,
+    /// `primary`, `subagent` or `all` (absent: `all`).
+    pub mode: Option<String>,
+}
+
+impl HostAgent {
+    /// An agent of `name` and `mode`.
+    pub fn new(name: &str, mode: Option<&str>) -> HostAgent {
+        HostAgent {
+            name: name.to_string(),
+            mode: mode.map(str::to_string),
+        }
+    }
+
+    fn plays(&self, role: Role) -> bool {
+        !matches!(
+            (role, self.mode.as_deref()),
+            (Role::Delegator, Some("subagent")) | (Role::Delegate, Some("primary"))
+        )
+    }
+}
+
+/// Which tools a project and each of its agents get.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toolbox {
+    /// The tools registered for the project, in table order.
+    pub tools: Vec<&'static str>,
+    /// Per agent (as the host names it), the registered tools it must not see. Only agents
+    /// with at least one are listed.
+    pub hidden: BTreeMap<String, Vec<&'static str>>,
+}
+
+impl Toolbox {
+    /// The tools `agent` sees.
+    pub fn of(&self, agent: &str) -> Vec<&'static str> {
+        let hidden = self.hidden.get(agent);
+        self.tools
+            .iter()
+            .copied()
+            .filter(|t| hidden.is_none_or(|h| !h.contains(t)))
+            .collect()
+    }
+}
+
+/// Whether `name` (a tool or a group) names `t`.
+fn names(name: &str, t: &ToolEntry) -> bool {
+    name == t.name || name == t.needs.group()
+}
+
+fn has_need(config: &Config, facts: &ProjectFacts, needs: Needs) -> bool {
+    match needs {
+        Needs::Contracts => true,
+        Needs::Status => facts.status_files,
+        Needs::Routing => facts.command_files,
+        Needs::Claims => config.conductor.mode != "off",
+        Needs::Continuity => config.continuity.enabled,
+    }
+}
+
+/// The tools of a project with `config`, `policy` and `facts`, for the host's `agents`:
+/// a tool is registered when the project has what it needs or `tools.include` names it, and
+/// `tools.exclude` does not. An agent then sees what `tools.perAgent` lists for it (tools or
+/// groups) if it is listed there, else every registered tool, minus the tools of the other
+/// side of a delegation (a primary agent gets no reports, a subagent no contracts) and each
+/// tool that writes where the policy lets the agent write nothing.
+pub fn toolbox(
+    config: &Config,
+    policy: Option<&Policy>,
+    facts: &ProjectFacts,
+    agents: &[HostAgent],
+) -> Toolbox {
+    let settings = &config.tools;
+    let tools: Vec<&'static str> = if settings.enabled {
+        TOOLBOX
+            .iter()
+            .filter(|t| {
+                has_need(config, facts, t.needs) || settings.include.iter().any(|n| names(n, t))
+            })
+            .filter(|t| !settings.exclude.iter().any(|n| names(n, t)))
+            .map(|t| t.name)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut hidden = BTreeMap::new();
+    for agent in agents {
+        let listed = settings.per_agent.get(agent.name.as_str());
+        let off: Vec<&'static str> = tools
+            .iter()
+            .copied()
+            .filter(|&name| {
+                let t = entry(name).expect("registered tools come from the table");
+                match listed {
+                    Some(l) => !l.iter().any(|n| names(n, t)),
+                    None => !agent.plays(t.role) || !may_write(config, policy, &agent.name, t),
+                }
+            })
+            .collect();
+        if !off.is_empty() {
+            hidden.insert(agent.name.clone(), off);
+        }
+    }
+    Toolbox { tools, hidden }
+}
+
+/// Whether `agent` may write what tool `t` writes (true for an agent the policy does not
+/// know: the engine refuses its calls, its tools are not narrowed).
+fn may_write(config: &Config, policy: Option<&Policy>, agent: &str, t: &ToolEntry) -> bool {
+    let path = match t.writes {
+        Writes::Nothing => return true,
+        Writes::Like(path) => path,
+        Writes::Ledger => config.continuity.ledger.as_str(),
+    };
+    policy.and_then(|p| p.may_write_at(agent, t.name, path)) != Some(false)
+}
+
+/// Whether `name` is one of NSO's tools or one of their groups (for the config's checks).
+pub fn is_tool_or_group(name: &str) -> bool {
+    NSO_TOOLS.contains(&name) || GROUPS.contains(&name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(text: &str) -> Config {
+        crate::config::parse(".opencode/nso.json", Some(text)).unwrap()
+    }
+
+    fn policy(config: &Config) -> Policy {
+        crate::continuity::project_engine(config, ".opencode/nso.json")
+            .unwrap()
+            .policy()
+            .clone()
+    }
+
+    #[test]
+    fn names_and_groups_follow_the_table() {
+        assert_eq!(NSO_TOOLS.len(), TOOLBOX.len());
+        assert!(NSO_TOOLS.iter().zip(TOOLBOX).all(|(n, t)| *n == t.name));
+        for t in TOOLBOX {
+            assert!(GROUPS.contains(&t.needs.group()), "{}", t.name);
+            assert_eq!(
+                t.writes == Writes::Nothing,
+                !t.name.contains("_report_")
+                    && !matches!(t.needs, Needs::Status)
+                    && t.name != "nso_contract"
+                    && t.name != "nso_decide",
+                "{}",
+                t.name
+            );
+            assert!(t.description.len() <= 100, "{} is too long", t.name);
+        }
+    }
+
+    #[test]
+    fn a_default_project_gets_contracts_claims_and_continuity_only() {
+        let c = config("{}");
+        let b = toolbox(&c, None, &ProjectFacts::default(), &[]);
+        assert_eq!(
+            b.tools,
+            [
+                "nso_contract",
+                "nso_report_status",
+                "nso_report_result",
+                "nso_report_questions",
+                "nso_claim",
+                "nso_release",
+                "nso_claims",
+                "nso_decide",
+                "nso_decisions",
+                "nso_handoff"
+            ]
+        );
+        let facts = ProjectFacts {
+            status_files: true,
+            command_files: true,
+        };
+        assert_eq!(toolbox(&c, None, &facts, &[]).tools, NSO_TOOLS);
+    }
+
+    #[test]
+    fn settings_switch_groups_and_tools() {
+        let c = config(r#"{"conductor":{"mode":"off"},"continuity":{"enabled":false}}"#);
+        let b = toolbox(&c, None, &ProjectFacts::default(), &[]);
+        assert_eq!(b.tools.len(), 4);
+        let c = config(r#"{"tools":{"include":["status"],"exclude":["contracts","nso_claims"]}}"#);
+        let b = toolbox(&c, None, &ProjectFacts::default(), &[]);
+        assert!(b.tools.contains(&"nso_status_set") && !b.tools.contains(&"nso_contract"));
+        assert!(!b.tools.contains(&"nso_claims") && b.tools.contains(&"nso_claim"));
+        let c = config(r#"{"tools":{"enabled":false,"include":["status"]}}"#);
+        assert!(toolbox(&c, None, &ProjectFacts::default(), &[])
+            .tools
+            .is_empty());
+    }
+
+    #[test]
+    fn per_agent_lists_narrow_what_an_agent_sees() {
+        let c = config(r#"{"tools":{"perAgent":{"build":["continuity","nso_claim"]}}}"#);
+        let agents = [HostAgent::new("build", None), HostAgent::new("plan", None)];
+        let b = toolbox(&c, None, &ProjectFacts::default(), &agents);
+        assert_eq!(
+            b.of("build"),
+            ["nso_claim", "nso_decide", "nso_decisions", "nso_handoff"]
+        );
+        assert_eq!(b.of("plan"), b.tools);
+    }
+
+    #[test]
+    fn agents_that_may_not_write_lose_the_tools_that_write() {
+        let c = config(r#"{"authority":{"preset":"kord"}}"#);
+        let p = policy(&c);
+        let agents: Vec<HostAgent> = ["explore", "dev", "librarian", "someone"]
+            .iter()
+            .map(|s| HostAgent::new(s, None))
+            .collect();
+        let b = toolbox(&c, Some(&p), &ProjectFacts::default(), &agents);
+        let explore = b.of("explore");
+        assert!(!explore.contains(&"nso_contract") && !explore.contains(&"nso_report_result"));
+        assert!(explore.contains(&"nso_handoff") && explore.contains(&"nso_claims"));
+        // Every agent records decisions: the ledger's rule allows nso_decide.
+        assert!(explore.contains(&"nso_decide"));
+        assert_eq!(b.of("librarian"), explore);
+        assert_eq!(b.of("dev"), b.tools);
+        // An agent the policy does not know is refused by the engine; its tool list is not narrowed.
+        assert_eq!(b.of("someone"), b.tools);
+    }
+}
+
+#[cfg(test)]
+mod roles {
+    use super::*;
+
+    #[test]
+    fn primary_agents_get_no_reports_and_subagents_no_contracts() {
+        let c = crate::config::parse("x", Some("{}")).unwrap();
+        let p = crate::continuity::project_engine(&c, "x").unwrap();
+        let agents = [
+            HostAgent::new("build", Some("primary")),
+            HostAgent::new("plan", Some("primary")),
+            HostAgent::new("general", Some("subagent")),
+            HostAgent::new("builder", Some("all")),
+        ];
+        let b = toolbox(&c, Some(p.policy()), &ProjectFacts::default(), &agents);
+        let build = b.of("build");
+        assert!(build.contains(&"nso_contract") && !build.contains(&"nso_report_status"));
+        let general = b.of("general");
+        assert!(!general.contains(&"nso_contract") && general.contains(&"nso_report_result"));
+        // plan may not create contracts (the default preset): no nso_contract either
+        let plan = b.of("plan");
+        assert!(!plan.contains(&"nso_contract") && !plan.contains(&"nso_report_status"));
+        assert!(plan.contains(&"nso_decide") && plan.contains(&"nso_handoff"));
+        // mode all: both sides of a delegation, but @builder may not write contracts
+        let builder = b.of("builder");
+        assert_eq!(builder.len(), b.tools.len() - 1);
+        assert!(!builder.contains(&"nso_contract"));
+    }
+}
