@@ -16,6 +16,7 @@ import { INIT_HELP, INIT_USAGE, initMain } from "./init/cli.js";
 import { HOOK_HELP, HOOK_USAGE, hookMain } from "./hook-cli.js";
 import { CONDUCTOR_HELP, CONDUCTOR_USAGE, conductorMain } from "./conductor-cli.js";
 import { CONTINUITY_COMMANDS, CONTINUITY_HELP, CONTINUITY_USAGE, continuityMain } from "./continuity-cli.js";
+import { MIND_COMMANDS, mindMain } from "./mind-cli.js";
 import { STATUS_HELP, STATUS_USAGE, statusMain } from "./mc/status-cli.js";
 import { MC_HELP, MC_USAGE, mcMain } from "./mc/launch.js";
 
@@ -344,6 +345,7 @@ if (process.argv[2] === "mc") process.exit(await mcMain(process.argv.slice(3)));
 // `nso status` alone or with flags is the Agents table (bin/mc/status-cli.js); `nso status check|set|...` below.
 if (process.argv[2] === "status" && !/^[^-]/.test(process.argv[3] ?? "")) process.exit(await statusMain(process.argv.slice(3)));
 if (CONTINUITY_COMMANDS.includes(process.argv[2])) process.exit(await continuityMain(process.argv[2], process.argv.slice(3), { project }));
+if (MIND_COMMANDS.includes(process.argv[2])) process.exit(await mindMain(process.argv[2], process.argv.slice(3), { project }));
 if (process.argv[2] === "replay") process.exit(await replayMain(process.argv.slice(3)));
 if (process.argv[2] === "init") process.exit(initMain(process.argv.slice(3)));
 if (process.argv[2] === "guard") process.exit(await guardMain(process.argv.slice(3)));

@@ -153,6 +153,7 @@ pub const NSO_TOOLS: &[&str] = &[
     "nso_decide",
     "nso_decisions",
     "nso_handoff",
+    "nso_insight",
 ];
 
 /// Argument names treated as paths in unknown tools (compared lowercase, `_` ignored).
