@@ -247,13 +247,14 @@ impl<'a> Pass<'a> {
 
 /// The first meaningful line of an error output, clipped.
 fn error_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| {
-            let l = l.to_lowercase();
-            l.contains("error") || l.contains("fail") || l.contains("panic") || l.contains("assert")
-        })
+    let lines = || text.lines().map(str::trim);
+    let has = |l: &str, words: &[&str]| {
+        let l = l.to_lowercase();
+        words.iter().any(|w| l.contains(w))
+    };
+    let line = lines()
+        .find(|l| has(l, &["error", "panic", "assert", "expected", "exception"]))
+        .or_else(|| lines().find(|l| has(l, &["fail"])))
         .unwrap_or_else(|| first_line(text));
     short(line, 140)
 }
