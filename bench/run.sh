@@ -3,7 +3,8 @@
 # beside the native core's, real paths by depth, the plugin, then conductor
 # claims through the file store (scaling with the claims held, 16 processes at once), the file
 # and PostgreSQL stores side by side (a real server started for it), then
-# continuity (per event, T0 of 10,000 events, handoff composition, raw → T0 sizes).
+# continuity (per event, T0 of 10,000 events, handoff composition, raw → T0 sizes), then Mind
+# (ingesting a two-hour session and its handoff, Insight per question).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # What a hook pays per decision (bench/hook-calls.json), in Bun beside the same calls decided
@@ -22,5 +23,6 @@ node bench/continuity.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/continuity.bench.mjs
 node bench/replay.bench.mjs
 BUN_BE_BUN=1 node_modules/.bin/opencode bench/replay.bench.mjs
+node bench/mind.bench.mjs
 node bench/mc.bench.mjs
 node bench/hook.bench.mjs # whole-process Claude Code hook calls: native nso-hook (cargo build --release -p nso-hook), Node, Python

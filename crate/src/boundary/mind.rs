@@ -33,16 +33,31 @@ impl MindIndex {
 
     /// The answer to `question` (`mode`: `brief`, `refs` or `snips`), as `Answer` JSON.
     #[wasm_bindgen(js_name = ask)]
-    pub fn ask(&self, question: &str, mode: &str, segment: Option<String>) -> Result<String, JsValue> {
+    pub fn ask(
+        &self,
+        question: &str,
+        mode: &str,
+        segment: Option<String>,
+    ) -> Result<String, JsValue> {
         json(&self.insight.ask(question, mode, segment.as_deref()))
     }
 
     /// Lines for a handoff's mind layer (JSON list of strings).
     #[wasm_bindgen(js_name = handoffLines)]
-    pub fn handoff_lines(&self, segments_json: &str, tasks_json: &str, except: Option<String>, limit: usize) -> Result<String, JsValue> {
+    pub fn handoff_lines(
+        &self,
+        segments_json: &str,
+        tasks_json: &str,
+        except: Option<String>,
+        limit: usize,
+    ) -> Result<String, JsValue> {
         let segments: Vec<String> = from_json("segments", segments_json)?;
         let tasks: Vec<String> = from_json("tasks", tasks_json)?;
-        json(&self.insight.handoff_lines(&segments, &tasks, except.as_deref(), limit))
+        json(
+            &self
+                .insight
+                .handoff_lines(&segments, &tasks, except.as_deref(), limit),
+        )
     }
 }
 
@@ -51,10 +66,22 @@ impl Workflow {
     /// Distills a lane (`export`: `opencode export` JSON) into the records to append, given
     /// the kept revisions (`{id: rev}` JSON): `Distilled` JSON.
     #[wasm_bindgen(js_name = mindDistill)]
-    pub fn mind_distill(&self, text: &str, export: bool, root: Option<String>, known_json: &str) -> Result<String, JsValue> {
+    pub fn mind_distill(
+        &self,
+        text: &str,
+        export: bool,
+        root: Option<String>,
+        known_json: &str,
+    ) -> Result<String, JsValue> {
         let known: HashMap<String, String> = from_json("kept revisions", known_json)?;
         let settings = self.mind_settings()?;
-        json(&mind::distill::distill(text, export, root.as_deref(), &settings, &known))
+        json(&mind::distill::distill(
+            text,
+            export,
+            root.as_deref(),
+            &settings,
+            &known,
+        ))
     }
 
     /// The reflections of the current observations (`observations.jsonl` and `moves.jsonl`
@@ -70,7 +97,12 @@ impl Workflow {
     /// The segments of `continuity.mind` (JSON list of names).
     #[wasm_bindgen(js_name = mindSegments)]
     pub fn mind_segments(&self) -> Result<String, JsValue> {
-        let names: Vec<String> = self.mind_settings()?.segments.into_iter().map(|s| s.name).collect();
+        let names: Vec<String> = self
+            .mind_settings()?
+            .segments
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
         json(&names)
     }
 }
@@ -78,9 +110,18 @@ impl Workflow {
 impl Workflow {
     /// The project's Mind settings (`continuity.mind`, else the defaults).
     fn mind_settings(&self) -> Result<MindSettings, JsValue> {
-        let config = config::parse(&self.config_file, self.config_text.as_deref()).map_err(|e| js_error(e.code, &e.to_string()))?;
+        let config = config::parse(&self.config_file, self.config_text.as_deref())
+            .map_err(|e| js_error(e.code, &e.to_string()))?;
         match &config.continuity.mind {
-            Some(v) => MindSettings::from_json(v).map_err(|e| js_error("config_value", &format!("{}: continuity.mind.{}: {} Fix: {}", self.config_file, e.path, e.problem, e.fix))),
+            Some(v) => MindSettings::from_json(v).map_err(|e| {
+                js_error(
+                    "config_value",
+                    &format!(
+                        "{}: continuity.mind.{}: {} Fix: {}",
+                        self.config_file, e.path, e.problem, e.fix
+                    ),
+                )
+            }),
             None => Ok(MindSettings::default()),
         }
     }

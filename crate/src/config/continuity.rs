@@ -174,7 +174,11 @@ pub(super) fn parse(ctx: &Ctx, v: &Value) -> Result<ContinuityConfig, ConfigErro
         // Checked where Mind runs (the workflow package, and natively).
         #[cfg(any(not(target_family = "wasm"), feature = "workflow"))]
         crate::mind::MindSettings::from_json(v).map_err(|e| {
-            let path = format!("continuity.mind{}{}", if e.path.is_empty() { "" } else { "." }, e.path);
+            let path = format!(
+                "continuity.mind{}{}",
+                if e.path.is_empty() { "" } else { "." },
+                e.path
+            );
             ctx.error("config_value", &path, e.problem, e.fix)
         })?;
         c.mind = Some(v.clone());

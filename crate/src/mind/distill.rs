@@ -27,14 +27,28 @@ pub struct Distilled {
 
 /// Distills `text` (a raw lane, or `opencode export` JSON when `export`), `root` making paths
 /// project-relative; `known` maps kept ids to their latest revision.
-pub fn distill(text: &str, export: bool, root: Option<&str>, settings: &MindSettings, known: &HashMap<String, String>) -> Distilled {
-    let input = if export { from_export(text) } else { from_lane(text) };
+pub fn distill(
+    text: &str,
+    export: bool,
+    root: Option<&str>,
+    settings: &MindSettings,
+    known: &HashMap<String, String>,
+) -> Distilled {
+    let input = if export {
+        from_export(text)
+    } else {
+        from_lane(text)
+    };
     let mut append = Vec::new();
     let mut observations = 0;
     let mut events = 0;
     let mut sessions = Vec::new();
     for session in &input.sessions {
-        events += session.messages.iter().map(|m| m.parts.len()).sum::<usize>();
+        events += session
+            .messages
+            .iter()
+            .map(|m| m.parts.len())
+            .sum::<usize>();
         sessions.push(session.id.clone());
         for mut o in observe(session, root, settings) {
             o.place = place(&o, &settings.segments);
@@ -50,5 +64,11 @@ pub fn distill(text: &str, export: bool, root: Option<&str>, settings: &MindSett
             }
         }
     }
-    Distilled { append, observations, sessions, events, warnings: input.warnings }
+    Distilled {
+        append,
+        observations,
+        sessions,
+        events,
+        warnings: input.warnings,
+    }
 }

@@ -121,7 +121,11 @@ pub fn current_observations(text: &str, moves: &[Move]) -> (Vec<Observation>, Ve
 pub fn read_moves(text: &str) -> (Vec<Move>, Vec<String>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
-    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    for (n, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
         match serde_json::from_str::<Move>(line) {
             Ok(m) => out.push(m),
             Err(e) => warnings.push(format!("moves line {}: {e} — skipped", n + 1)),
@@ -141,7 +145,13 @@ impl Insight {
         let mut docs = Vec::new();
         let mut texts = Vec::new();
         for o in observations {
-            texts.push(terms(&format!("{} {} {} {}", o.text, o.files.join(" "), o.tasks.join(" "), o.snippet.as_deref().unwrap_or(""))));
+            texts.push(terms(&format!(
+                "{} {} {} {}",
+                o.text,
+                o.files.join(" "),
+                o.tasks.join(" "),
+                o.snippet.as_deref().unwrap_or("")
+            )));
             docs.push(Doc {
                 cite: o.id.clone(),
                 kind: o.kind.word().to_string(),
@@ -158,13 +168,22 @@ impl Insight {
                 r.segment = m.segment.clone();
             }
             let body = r.lines.join("\n");
-            texts.push(terms(&format!("{} {} {body}", r.segment, r.task.as_deref().unwrap_or(""))));
+            texts.push(terms(&format!(
+                "{} {} {body}",
+                r.segment,
+                r.task.as_deref().unwrap_or("")
+            )));
             docs.push(Doc {
                 cite: r.id.clone(),
                 kind: "reflection".to_string(),
                 segment: r.segment.clone(),
                 session: None,
-                line: format!("{} ({}): {}", r.segment, r.task.as_deref().unwrap_or("no task"), r.lines.first().map_or("", String::as_str)),
+                line: format!(
+                    "{} ({}): {}",
+                    r.segment,
+                    r.task.as_deref().unwrap_or("no task"),
+                    r.lines.first().map_or("", String::as_str)
+                ),
                 snippet: body,
                 files: Vec::new(),
                 at: None,
@@ -175,7 +194,11 @@ impl Insight {
             for d in ledger::current(&parsed) {
                 let d = d.decision;
                 let why = d.why.as_deref().unwrap_or("");
-                texts.push(terms(&format!("{} {} {why} decision", d.title, d.detail.as_deref().unwrap_or(""))));
+                texts.push(terms(&format!(
+                    "{} {} {why} decision",
+                    d.title,
+                    d.detail.as_deref().unwrap_or("")
+                )));
                 docs.push(Doc {
                     cite: d.id.clone(),
                     kind: "decision".to_string(),
@@ -201,7 +224,11 @@ impl Insight {
                 at: None,
             });
         }
-        Insight { index: Index::new(&texts), docs, warnings }
+        Insight {
+            index: Index::new(&texts),
+            docs,
+            warnings,
+        }
     }
 
     /// The documents, in index order.
@@ -219,7 +246,11 @@ impl Insight {
                 let doc = &docs[d];
                 let w = weights.get(doc.kind.as_str()).copied().unwrap_or(1.0);
                 // A handoff repeats what the artifacts say: it ranks after them.
-                if doc.kind == "handoff" { w * 0.5 } else { w }
+                if doc.kind == "handoff" {
+                    w * 0.5
+                } else {
+                    w
+                }
             })
             .into_iter()
             .filter(|(d, _)| segment.is_none_or(|s| docs[*d].segment == s))
@@ -230,7 +261,11 @@ impl Insight {
     pub fn ask(&self, question: &str, mode: &str, segment: Option<&str>) -> Answer {
         let ranked = self.retrieve(question, segment);
         let top = ranked.first().map_or(0.0, |r| r.1);
-        let relevant: Vec<(usize, f64)> = ranked.into_iter().filter(|r| r.1 >= top * 0.2).take(12).collect();
+        let relevant: Vec<(usize, f64)> = ranked
+            .into_iter()
+            .filter(|r| r.1 >= top * 0.2)
+            .take(12)
+            .collect();
         let mut text = match mode {
             "refs" => self.refs(&relevant),
             "snips" => self.snips(&relevant),
@@ -248,9 +283,20 @@ impl Insight {
         }
         Answer {
             question: question.to_string(),
-            mode: if matches!(mode, "refs" | "snips") { mode.to_string() } else { "brief".to_string() },
+            mode: if matches!(mode, "refs" | "snips") {
+                mode.to_string()
+            } else {
+                "brief".to_string()
+            },
             text,
-            hits: relevant.iter().take(10).map(|&(d, s)| Hit { doc: self.docs[d].clone(), score: (s * 1000.0).round() / 1000.0 }).collect(),
+            hits: relevant
+                .iter()
+                .take(10)
+                .map(|&(d, s)| Hit {
+                    doc: self.docs[d].clone(),
+                    score: (s * 1000.0).round() / 1000.0,
+                })
+                .collect(),
             warnings: self.warnings.clone(),
         }
     }
@@ -294,14 +340,24 @@ impl Insight {
             lines.push(format!("file {f}"));
         }
         lines.truncate(REFS_LINES);
-        lines.into_iter().map(|l| format!("{}\n", clip(&l, WIDTH))).collect()
+        lines
+            .into_iter()
+            .map(|l| format!("{}\n", clip(&l, WIDTH)))
+            .collect()
     }
 
     fn snips(&self, relevant: &[(usize, f64)]) -> String {
         let mut out = String::new();
         for &(d, _) in relevant.iter().take(SNIPS) {
             let doc = &self.docs[d];
-            out.push_str(&format!("[{}] {}\n", doc.cite, clip(&doc.line, WIDTH.saturating_sub(doc.cite.len() + 3))));
+            out.push_str(&format!(
+                "[{}] {}\n",
+                doc.cite,
+                clip(&doc.line, WIDTH.saturating_sub(doc.cite.len() + 3))
+            ));
+            if doc.snippet == doc.line {
+                continue;
+            }
             let snippet: String = doc.snippet.chars().take(SNIP_CHARS).collect();
             for line in snippet.lines().filter(|l| !l.trim().is_empty()).take(6) {
                 out.push_str(&format!("  > {}\n", clip(line, WIDTH - 4)));
@@ -313,22 +369,40 @@ impl Insight {
     /// Lines for a handoff's mind layer: the reflections of `segments`, then the decisions,
     /// fixes, open errors and questions of those segments or `tasks` from sessions other than
     /// `except`, newest first; at most `limit`, each citing its artifact.
-    pub fn handoff_lines(&self, segments: &[String], tasks: &[String], except: Option<&str>, limit: usize) -> Vec<String> {
+    pub fn handoff_lines(
+        &self,
+        segments: &[String],
+        tasks: &[String],
+        except: Option<&str>,
+        limit: usize,
+    ) -> Vec<String> {
         let wanted = |d: &Doc| segments.iter().any(|s| s == &d.segment);
         let mut out: Vec<String> = self
             .docs
             .iter()
-            .filter(|d| d.kind == "reflection" && (wanted(d) || tasks.iter().any(|t| d.cite.ends_with(&format!("-{t}")))))
+            .filter(|d| {
+                d.kind == "reflection"
+                    && (wanted(d) || tasks.iter().any(|t| d.cite.ends_with(&format!("-{t}"))))
+            })
             .map(|d| format!("- {} [{}]", clip(&d.line, 160), d.cite))
             .collect();
         let mut picked: Vec<&Doc> = self
             .docs
             .iter()
-            .filter(|d| matches!(d.kind.as_str(), "decision" | "fix" | "error" | "question" | "refusal") && d.session.is_some())
+            .filter(|d| {
+                matches!(
+                    d.kind.as_str(),
+                    "decision" | "fix" | "error" | "question" | "refusal"
+                ) && d.session.is_some()
+            })
             .filter(|d| d.session.as_deref() != except && (wanted(d) || d.kind == "decision"))
             .collect();
         picked.sort_by(|a, b| b.at.cmp(&a.at).then(a.cite.cmp(&b.cite)));
-        out.extend(picked.into_iter().map(|d| format!("- {}: {} [{}]", d.kind, clip(&d.line, 160), d.cite)));
+        out.extend(
+            picked
+                .into_iter()
+                .map(|d| format!("- {}: {} [{}]", d.kind, clip(&d.line, 160), d.cite)),
+        );
         out.truncate(limit);
         out
     }

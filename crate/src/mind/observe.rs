@@ -17,9 +17,11 @@
 //! longer lane gives the same ids with new content, which supersedes the old by reference.
 //! Task links come from the whole session, so a task completed late is backfilled.
 
-use super::{clip, Kind, Observation, MindSettings, PRODUCER};
+use super::{clip, Kind, MindSettings, Observation, PRODUCER};
 use crate::continuity::attribution::{attribute, WRITE_TOOLS};
-use crate::continuity::events::{project_path, PartBody, Role, SessionEvents, ToolCall, ToolStatus};
+use crate::continuity::events::{
+    project_path, PartBody, Role, SessionEvents, ToolCall, ToolStatus,
+};
 use crate::continuity::policy::T0Policy;
 use crate::continuity::redact::redact;
 use crate::continuity::t0::refusal_text;
@@ -34,8 +36,8 @@ pub const SNIPPET_CHARS: usize = 400;
 
 /// Words of a command that make it a test or build worth remembering when it works.
 const CHECK_WORDS: &[&str] = &[
-    "test", "tests", "build", "check", "lint", "clippy", "pytest", "jest", "vitest", "tsc",
-    "make", "eslint", "mocha", "ctest", "lake",
+    "test", "tests", "build", "check", "lint", "clippy", "pytest", "jest", "vitest", "tsc", "make",
+    "eslint", "mocha", "ctest", "lake",
 ];
 
 fn short(text: &str, chars: usize) -> String {
@@ -44,7 +46,10 @@ fn short(text: &str, chars: usize) -> String {
 
 /// The first line of `text` that says something.
 fn first_line(text: &str) -> &str {
-    text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
 }
 
 fn is_check(command: &str) -> bool {
@@ -96,14 +101,25 @@ struct Change {
 }
 
 impl<'a> Pass<'a> {
-    fn note(&mut self, kind: Kind, key: String, text: String, snippet: Option<String>, files: Vec<String>, events: Vec<usize>, at: Option<i64>) {
+    fn note(
+        &mut self,
+        kind: Kind,
+        key: String,
+        text: String,
+        snippet: Option<String>,
+        files: Vec<String>,
+        events: Vec<usize>,
+        at: Option<i64>,
+    ) {
         self.out.push(Observation {
             id: format!("{}/{key}", self.session.id),
             session: self.session.id.clone(),
             chunk: self.chunk,
             kind,
             text: clip(&text, TEXT_CHARS),
-            snippet: snippet.map(|s| clip(&s, SNIPPET_CHARS)).filter(|s| !s.is_empty()),
+            snippet: snippet
+                .map(|s| clip(&s, SNIPPET_CHARS))
+                .filter(|s| !s.is_empty()),
             files,
             events,
             at,
@@ -116,15 +132,35 @@ impl<'a> Pass<'a> {
         if role == Role::User {
             if first_ask {
                 let ask = short(text, TEXT_CHARS);
-                self.note(Kind::Task, format!("task-{at}"), format!("asked: {ask}"), Some(short(text, SNIPPET_CHARS)), Vec::new(), vec![at], time);
+                self.note(
+                    Kind::Task,
+                    format!("task-{at}"),
+                    format!("asked: {ask}"),
+                    Some(short(text, SNIPPET_CHARS)),
+                    Vec::new(),
+                    vec![at],
+                    time,
+                );
             }
             if let Some((q_at, q_time, q)) = self.question.take() {
                 let answer = short(text, 160);
-                self.note(Kind::Question, format!("question-{q_at}"), format!("asked: {q} — answer: {answer}"), None, Vec::new(), vec![q_at, at], q_time);
+                self.note(
+                    Kind::Question,
+                    format!("question-{q_at}"),
+                    format!("asked: {q} — answer: {answer}"),
+                    None,
+                    Vec::new(),
+                    vec![q_at, at],
+                    q_time,
+                );
             }
         } else if role == Role::Assistant {
             self.purpose = Some((at, short(first_line(text), 160)));
-            if let Some(q) = text.lines().map(str::trim).find(|l| l.ends_with('?') && l.len() > 8) {
+            if let Some(q) = text
+                .lines()
+                .map(str::trim)
+                .find(|l| l.ends_with('?') && l.len() > 8)
+            {
                 self.question = Some((at, time, short(q, 160)));
             }
         }
@@ -147,12 +183,32 @@ impl<'a> Pass<'a> {
                 let decision = short(call.input_str("decision").unwrap_or(""), 160);
                 let why = short(call.input_str("why").unwrap_or(""), 160);
                 let recorded = call.output.as_deref().map(|o| short(first_line(o), 120));
-                self.note(Kind::Decision, format!("decision-{at}"), format!("decided: {decision} — why: {why}"), recorded, Vec::new(), vec![at], time);
+                self.note(
+                    Kind::Decision,
+                    format!("decision-{at}"),
+                    format!("decided: {decision} — why: {why}"),
+                    recorded,
+                    Vec::new(),
+                    vec![at],
+                    time,
+                );
             }
             "nso_status_set" if ok => {
-                let task = call.input.get("task").map(|t| t.to_string().trim_matches('"').to_string()).unwrap_or_default();
+                let task = call
+                    .input
+                    .get("task")
+                    .map(|t| t.to_string().trim_matches('"').to_string())
+                    .unwrap_or_default();
                 let status = short(call.input_str("status").unwrap_or("?"), 40);
-                self.note(Kind::Status, format!("status-{at}"), format!("task {task} moved to {status}"), call.output.as_deref().map(|o| short(first_line(o), 160)), Vec::new(), vec![at], time);
+                self.note(
+                    Kind::Status,
+                    format!("status-{at}"),
+                    format!("task {task} moved to {status}"),
+                    call.output.as_deref().map(|o| short(first_line(o), 160)),
+                    Vec::new(),
+                    vec![at],
+                    time,
+                );
             }
             "bash" => self.command(at, time, call),
             tool if ok && WRITE_TOOLS.contains(&tool) => {
@@ -187,24 +243,51 @@ impl<'a> Pass<'a> {
     }
 
     fn command(&mut self, at: usize, time: Option<i64>, call: &ToolCall) {
-        let Some(cmd) = call.input_str("command") else { return };
+        let Some(cmd) = call.input_str("command") else {
+            return;
+        };
         let key = cmd.split_whitespace().collect::<Vec<_>>().join(" ");
         if key.is_empty() {
             return;
         }
         if failed(call) {
             if !self.failing.contains_key(&key) {
-                let why = call.error.as_deref().or(call.output.as_deref()).map(error_line).unwrap_or_default();
+                let why = call
+                    .error
+                    .as_deref()
+                    .or(call.output.as_deref())
+                    .map(error_line)
+                    .unwrap_or_default();
                 self.failing.insert(key, (at, time, why, Vec::new()));
             }
             return;
         }
         if let Some((f_at, f_time, why, files)) = self.failing.remove(&key) {
-            let after = if files.is_empty() { "with no file changed in between".to_string() } else { format!("after changes to {}", files.join(", ")) };
-            self.note(Kind::Fix, format!("cmd-{f_at}"), format!("`{}` failed ({why}) and passed {after}", short(&key, 120)), call.output.as_deref().map(|o| short(o, SNIPPET_CHARS)), files, vec![f_at, at], f_time);
+            let after = if files.is_empty() {
+                "with no file changed in between".to_string()
+            } else {
+                format!("after changes to {}", files.join(", "))
+            };
+            self.note(
+                Kind::Fix,
+                format!("cmd-{f_at}"),
+                format!("`{}` failed ({why}) and passed {after}", short(&key, 120)),
+                call.output.as_deref().map(|o| short(o, SNIPPET_CHARS)),
+                files,
+                vec![f_at, at],
+                f_time,
+            );
             self.passed.insert(key, ());
         } else if is_check(&key) && !self.passed.contains_key(&key) {
-            self.note(Kind::Command, format!("cmd-{at}"), format!("`{}` worked", short(&key, 160)), call.output.as_deref().map(|o| short(o, SNIPPET_CHARS)), Vec::new(), vec![at], time);
+            self.note(
+                Kind::Command,
+                format!("cmd-{at}"),
+                format!("`{}` worked", short(&key, 160)),
+                call.output.as_deref().map(|o| short(o, SNIPPET_CHARS)),
+                Vec::new(),
+                vec![at],
+                time,
+            );
             self.passed.insert(key, ());
         }
     }
@@ -217,25 +300,62 @@ impl<'a> Pass<'a> {
                 None => ("no other call followed".to_string(), vec![r_at]),
             };
             events.dedup();
-            self.note(Kind::Refusal, format!("refusal-{r_at}"), format!("refused {what}: {why}; {instead}"), None, Vec::new(), events, r_time);
+            self.note(
+                Kind::Refusal,
+                format!("refusal-{r_at}"),
+                format!("refused {what}: {why}; {instead}"),
+                None,
+                Vec::new(),
+                events,
+                r_time,
+            );
         }
     }
 
     fn finish(mut self) -> Vec<Observation> {
         self.end_refusal(None);
         if let Some((q_at, q_time, q)) = self.question.take() {
-            self.note(Kind::Question, format!("question-{q_at}"), format!("open question: {q}"), None, Vec::new(), vec![q_at], q_time);
+            self.note(
+                Kind::Question,
+                format!("question-{q_at}"),
+                format!("open question: {q}"),
+                None,
+                Vec::new(),
+                vec![q_at],
+                q_time,
+            );
         }
         for (key, (f_at, f_time, why, files)) in std::mem::take(&mut self.failing) {
-            self.note(Kind::Error, format!("cmd-{f_at}"), format!("`{}` failed ({why}) and did not pass again", short(&key, 120)), None, files, vec![f_at], f_time);
+            self.note(
+                Kind::Error,
+                format!("cmd-{f_at}"),
+                format!(
+                    "`{}` failed ({why}) and did not pass again",
+                    short(&key, 120)
+                ),
+                None,
+                files,
+                vec![f_at],
+                f_time,
+            );
         }
         for (file, c) in std::mem::take(&mut self.changes) {
-            let edits = if c.edits == 1 { "1 edit".to_string() } else { format!("{} edits", c.edits) };
+            let edits = if c.edits == 1 {
+                "1 edit".to_string()
+            } else {
+                format!("{} edits", c.edits)
+            };
             let text = match &c.purpose {
-                Some(p) if !p.is_empty() => format!("changed {file} ({edits}, {}): {p}", c.tools.join("/")),
+                Some(p) if !p.is_empty() => {
+                    format!("changed {file} ({edits}, {}): {p}", c.tools.join("/"))
+                }
                 _ => format!("changed {file} ({edits}, {})", c.tools.join("/")),
             };
-            let key = format!("change-{}-{:08x}", self.chunk, WordHash::of(file.as_bytes()) as u32);
+            let key = format!(
+                "change-{}-{:08x}",
+                self.chunk,
+                WordHash::of(file.as_bytes()) as u32
+            );
             let mut events = c.events;
             events.sort_unstable();
             let _ = c.first;
@@ -261,11 +381,19 @@ fn error_line(text: &str) -> String {
 
 /// The observations of `session` (see the module doc), sorted by (chunk, first event, id),
 /// with their task links and revisions; placement is left to [`super::route`].
-pub fn observe(session: &SessionEvents, root: Option<&str>, settings: &MindSettings) -> Vec<Observation> {
+pub fn observe(
+    session: &SessionEvents,
+    root: Option<&str>,
+    settings: &MindSettings,
+) -> Vec<Observation> {
     let links = attribute(session, &T0Policy::default(), root);
     let events: Vec<_> = session.positioned().collect();
     let first_ask = events.iter().find_map(|(at, m, p)| match &p.body {
-        PartBody::Text { synthetic: false, ignored: false, text } if m.role == Role::User && !text.trim().is_empty() => Some(*at),
+        PartBody::Text {
+            synthetic: false,
+            ignored: false,
+            text,
+        } if m.role == Role::User && !text.trim().is_empty() => Some(*at),
         _ => None,
     });
     let mut out = Vec::new();
@@ -285,18 +413,28 @@ pub fn observe(session: &SessionEvents, root: Option<&str>, settings: &MindSetti
         for (at, message, part) in slice {
             let time = message.created;
             match &part.body {
-                PartBody::Text { text, synthetic: false, ignored: false } if !text.trim().is_empty() => {
+                PartBody::Text {
+                    text,
+                    synthetic: false,
+                    ignored: false,
+                } if !text.trim().is_empty() => {
                     pass.text(*at, time, message.role, text, Some(*at) == first_ask)
                 }
                 PartBody::Tool(call) => pass.call(*at, time, call),
                 _ => {}
             }
         }
-        let (lo, hi) = (slice.first().map_or(0, |e| e.0), slice.last().map_or(0, |e| e.0));
+        let (lo, hi) = (
+            slice.first().map_or(0, |e| e.0),
+            slice.last().map_or(0, |e| e.0),
+        );
         for mut o in pass.finish() {
             o.tasks = links
                 .iter()
-                .filter(|l| l.relation >= Relation::WorkedOn || l.evidence.iter().any(|e| e.at >= lo && e.at <= hi))
+                .filter(|l| {
+                    l.relation >= Relation::WorkedOn
+                        || l.evidence.iter().any(|e| e.at >= lo && e.at <= hi)
+                })
                 .map(|l| format!("{} {}", l.task, relation_word(l.relation)))
                 .collect();
             out.push(o);

@@ -48,7 +48,11 @@ pub fn main_task(o: &Observation) -> Option<String> {
 pub fn reflect(observations: &[Observation], settings: &MindSettings) -> Vec<Reflection> {
     let mut groups: BTreeMap<(String, String), Vec<&Observation>> = BTreeMap::new();
     for o in observations {
-        let segment = if settings.cross_segments { "*".to_string() } else { o.place.segment.clone() };
+        let segment = if settings.cross_segments {
+            "*".to_string()
+        } else {
+            o.place.segment.clone()
+        };
         let task = main_task(o).unwrap_or_else(|| "-".to_string());
         groups.entry((segment, task)).or_default().push(o);
     }
@@ -80,9 +84,24 @@ pub fn reflect(observations: &[Observation], settings: &MindSettings) -> Vec<Ref
         let mut ranked: Vec<_> = files.into_iter().collect();
         ranked.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
         if !ranked.is_empty() {
-            let names: Vec<String> = ranked.iter().take(5).map(|(f, ids)| format!("{f} ({})", ids.len())).collect();
-            let cites: Vec<&str> = ranked.iter().take(5).filter_map(|(_, ids)| ids.last().copied()).collect();
-            lines.insert(0, format!("files changed most: {} [{}]", names.join(", "), cites.join(", ")));
+            let names: Vec<String> = ranked
+                .iter()
+                .take(5)
+                .map(|(f, ids)| format!("{f} ({})", ids.len()))
+                .collect();
+            let cites: Vec<&str> = ranked
+                .iter()
+                .take(5)
+                .filter_map(|(_, ids)| ids.last().copied())
+                .collect();
+            lines.insert(
+                0,
+                format!(
+                    "files changed most: {} [{}]",
+                    names.join(", "),
+                    cites.join(", ")
+                ),
+            );
         }
         lines.truncate(MAX_LINES);
         let mut r = Reflection {

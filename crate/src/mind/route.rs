@@ -33,14 +33,22 @@ fn points(o: &Observation, segments: &[Segment]) -> Vec<u32> {
             let tasks = o
                 .tasks
                 .iter()
-                .filter(|t| s.tasks.iter().any(|g| text_matches(g, task_id(t)) || task_id(t).contains(g.as_str())))
+                .filter(|t| {
+                    s.tasks
+                        .iter()
+                        .any(|g| text_matches(g, task_id(t)) || task_id(t).contains(g.as_str()))
+                })
                 .count() as u32;
             let files = o
                 .files
                 .iter()
                 .filter(|f| s.paths.iter().any(|g| text_matches(g, f)))
                 .count() as u32;
-            let keywords = s.keywords.iter().filter(|k| text_words.iter().any(|w| w == *k)).count() as u32;
+            let keywords = s
+                .keywords
+                .iter()
+                .filter(|k| text_words.iter().any(|w| w == *k))
+                .count() as u32;
             3 * tasks + 2 * files + keywords
         })
         .collect()
@@ -52,8 +60,17 @@ pub fn place(o: &Observation, segments: &[Segment]) -> Placement {
     let total: u32 = pts.iter().sum();
     let best = pts.iter().copied().max().unwrap_or(0);
     if total == 0 {
-        let segment = if o.files.is_empty() { GLOBAL } else { UNCERTAIN };
-        return Placement { segment: segment.to_string(), also: Vec::new(), confidence: 0, moved: false };
+        let segment = if o.files.is_empty() {
+            GLOBAL
+        } else {
+            UNCERTAIN
+        };
+        return Placement {
+            segment: segment.to_string(),
+            also: Vec::new(),
+            confidence: 0,
+            moved: false,
+        };
     }
     let top: Vec<usize> = (0..pts.len()).filter(|&i| pts[i] == best).collect();
     if top.len() > 1 {
@@ -66,7 +83,10 @@ pub fn place(o: &Observation, segments: &[Segment]) -> Placement {
     }
     Placement {
         segment: segments[top[0]].name.clone(),
-        also: (0..pts.len()).filter(|&i| pts[i] > 0 && i != top[0]).map(|i| segments[i].name.clone()).collect(),
+        also: (0..pts.len())
+            .filter(|&i| pts[i] > 0 && i != top[0])
+            .map(|i| segments[i].name.clone())
+            .collect(),
         confidence: (best * 100 / total) as u8,
         moved: false,
     }

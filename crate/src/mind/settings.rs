@@ -62,7 +62,9 @@ fn err(path: &str, problem: impl Into<String>, fix: &str) -> SettingsError {
 
 fn strings(v: &Value, path: &str) -> Result<Vec<String>, SettingsError> {
     let fix = "give a list of strings, e.g. [\"src/auth/**\"].";
-    let list = v.as_array().ok_or_else(|| err(path, "is not a list.", fix))?;
+    let list = v
+        .as_array()
+        .ok_or_else(|| err(path, "is not a list.", fix))?;
     list.iter()
         .map(|s| {
             s.as_str()
@@ -90,9 +92,13 @@ impl MindSettings {
     /// Reads `continuity.mind` (an object; every key optional).
     pub fn from_json(v: &Value) -> Result<MindSettings, SettingsError> {
         let mut s = MindSettings::default();
-        let o = v
-            .as_object()
-            .ok_or_else(|| err("", "is not an object.", "write an object, e.g. {\"segments\": {}}."))?;
+        let o = v.as_object().ok_or_else(|| {
+            err(
+                "",
+                "is not an object.",
+                "write an object, e.g. {\"segments\": {}}.",
+            )
+        })?;
         for (key, value) in o {
             match key.as_str() {
                 "segments" => s.segments = segments(value)?,
@@ -100,7 +106,11 @@ impl MindSettings {
                 "reflectAfter" => s.reflect_after = count(value, "reflectAfter", 10_000)?,
                 "crossSegments" => {
                     s.cross_segments = value.as_bool().ok_or_else(|| {
-                        err("crossSegments", "is not true or false.", "write true or false.")
+                        err(
+                            "crossSegments",
+                            "is not true or false.",
+                            "write true or false.",
+                        )
                     })?
                 }
                 other => {

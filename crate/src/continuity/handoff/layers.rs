@@ -95,7 +95,11 @@ pub(super) fn stm_items(input: &HandoffInput, width: usize) -> Vec<Item> {
 }
 
 pub(super) fn mind_items(input: &HandoffInput, width: usize) -> Vec<Item> {
-    let mut items: Vec<Item> = input.mind.iter().map(|l| Item::content(flat(l, width))).collect();
+    let mut items: Vec<Item> = input
+        .mind
+        .iter()
+        .map(|l| Item::content(flat(l, width)))
+        .collect();
     for file in &input.memory {
         let path = flat(&file.path, width);
         items.push(match &file.content {
