@@ -25,7 +25,7 @@ const contractArgs = { agent: "general", workflow: "build", title: "Login form",
 
 test("every tool has a description and plain JSON Schema arguments", async () => {
   const { hooks } = await tools();
-  assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff",
+  assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_insight",
     "nso_release", "nso_report_questions", "nso_report_result", "nso_report_status", "nso_route", "nso_status_set", "nso_task_archive",
     "nso_task_new"]);
   for (const [name, t] of Object.entries(hooks.tool)) {
@@ -133,7 +133,7 @@ test("nso_route names the agent for a command and a task", async () => {
 
 test("`tools` in .opencode/nso.json leaves tools out, or all of them", async () => {
   const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { exclude: ["nso_task_archive", "nso_task_new"] } }) });
-  assert.equal(Object.keys(some.hooks.tool).length, 12); // fourteen tools, two left out
+  assert.equal(Object.keys(some.hooks.tool).length, 13); // fifteen tools, two left out
   assert.equal(some.hooks.tool.nso_task_new, undefined);
   const none = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { enabled: false } }) });
   assert.deepEqual(none.hooks.tool, {});
