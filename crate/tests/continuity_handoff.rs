@@ -188,9 +188,7 @@ fn huge_input() -> HandoffInput {
         task: Some(ask.clone()),
         status: Some(ask.clone()),
         claims: Some((0..10_000).map(|c| format!("src/claimed_{c}/**")).collect()),
-        mind: (0..10_000)
-            .map(|i| format!("- fix: a long mind line {i} [ses_x/fix-{i}]"))
-            .collect(),
+        mind: Vec::new(),
         memory: vec![
             MemoryFile {
                 path: ".opencode/context/01_memory/active_context.md".into(),
