@@ -312,7 +312,21 @@ impl<'a> Pass<'a> {
         }
     }
 
-    fn finish(mut self) -> Vec<Observation> {
+    /// The chunk's observations; failures still open are handed to the session's next
+    /// chunk (`last`: none follows, they are noted as errors).
+    #[allow(clippy::type_complexity)]
+    fn finish(
+        mut self,
+        last: bool,
+    ) -> (
+        Vec<Observation>,
+        BTreeMap<String, (usize, Option<i64>, String, Vec<String>)>,
+    ) {
+        let open = if last {
+            BTreeMap::new()
+        } else {
+            std::mem::take(&mut self.failing)
+        };
         self.end_refusal(None);
         if let Some((q_at, q_time, q)) = self.question.take() {
             self.note(
@@ -361,7 +375,7 @@ impl<'a> Pass<'a> {
             let _ = c.first;
             self.note(Kind::Change, key, text, None, vec![file], events, c.at);
         }
-        self.out
+        (self.out, open)
     }
 }
 
@@ -397,6 +411,8 @@ pub fn observe(
         _ => None,
     });
     let mut out = Vec::new();
+    let mut open = BTreeMap::new();
+    let chunks = events.len().div_ceil(settings.chunk_events.max(1));
     for (chunk, slice) in events.chunks(settings.chunk_events.max(1)).enumerate() {
         let mut pass = Pass {
             session,
@@ -405,7 +421,7 @@ pub fn observe(
             out: Vec::new(),
             purpose: None,
             changes: BTreeMap::new(),
-            failing: BTreeMap::new(),
+            failing: std::mem::take(&mut open),
             passed: BTreeMap::new(),
             question: None,
             refusal: None,
@@ -428,7 +444,9 @@ pub fn observe(
             slice.first().map_or(0, |e| e.0),
             slice.last().map_or(0, |e| e.0),
         );
-        for mut o in pass.finish() {
+        let (list, still_open) = pass.finish(chunk + 1 == chunks);
+        open = still_open;
+        for mut o in list {
             o.tasks = links
                 .iter()
                 .filter(|l| {
