@@ -22,5 +22,6 @@ node bench/continuity.bench.mjs
 BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/continuity.bench.mjs
 node bench/replay.bench.mjs
 BUN_BE_BUN=1 tests/host/node_modules/.bin/opencode bench/replay.bench.mjs
+node bench/mind.bench.mjs
 node bench/mc.bench.mjs
 node bench/hook.bench.mjs # whole-process Claude Code hook calls: native nso-hook (cargo build --release -p nso-hook), Node, Python

@@ -37,6 +37,16 @@ export const HELP = {
   nso explain --command /CMD --task N [--dir DIR] [--json]   (as nso route)`,
     example: 'nso explain --agent plan --command "git push origin main"',
   },
+  mind: {
+    summary: "the project's Mind: what earlier sessions decided, changed, broke and fixed, distilled from\ntheir transcripts. ingest reads new lane records; status, move (route an observation by hand), rebuild.",
+    usage: "  nso mind ingest [--export FILE]... [--json] [--dir DIR]\n  nso mind status [--json] [--dir DIR]\n  nso mind move ID SEGMENT [--dir DIR]\n  nso mind rebuild [--json] [--dir DIR]",
+    example: "nso mind ingest",
+  },
+  insight: {
+    summary: "answers a question from the project's Mind, a citation on every line: what to read next,\nwhich files matter, what was decided, the relevant snippet.",
+    usage: "  nso insight \"QUESTION\" [--brief | --refs | --snips] [--segment S] [--json] [--dir DIR]",
+    example: "nso insight \"why did the login test fail\" --refs",
+  },
   tools: {
     summary: "which of NSO's tools each agent of the project gets, and the bytes of their definitions\nthat every model request carries. Set the groups with `tools` in .opencode/nso.json.",
     usage: "  nso tools [--agent NAME] [--json] [--dir DIR]",

@@ -16,6 +16,7 @@ import { enforceMain, initMain } from "./init/cli.js";
 import { hookMain } from "./hook-cli.js";
 import { conductorMain } from "./conductor-cli.js";
 import { continuityMain } from "./continuity-cli.js";
+import { mindMain } from "./mind-cli.js";
 import { statusMain } from "./mc/status-cli.js";
 import { mcMain } from "./mc/launch.js";
 import { doctorMain } from "./doctor.js";
@@ -299,6 +300,8 @@ const COMMANDS = [
   { name: "decisions", run: continuity("decisions") },
   { name: "transcript", run: continuity("transcript") },
   { name: "handoff", run: continuity("handoff") },
+  { name: "mind", run: (argv) => mindMain("mind", argv, { project }) },
+  { name: "insight", run: (argv) => mindMain("insight", argv, { project }) },
   { name: "tools", run: (argv) => import("./tools-cli.js").then((m) => m.toolsMain(argv)) },
   { name: "guard", run: guardMain },
   { name: "hook", run: hookMain },

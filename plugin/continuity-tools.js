@@ -45,6 +45,22 @@ export function continuityTools(nso) {
       args: { all: { type: "boolean" } },
       execute: run("nso_decisions", async (args) => nso.continuity.decisions({ all: args.all === true, maxLines: 200 })),
     },
+    nso_insight: {
+      description: "Ask the project's Mind (what earlier sessions decided, changed, broke and fixed, were refused, asked) a question: which files matter, what was decided and why, how an error was fixed, what to read next. Every line cites its source. `mode`: brief (default), refs (only references) or snips (small snippets).",
+      args: {
+        question: str("the question, in a few words"),
+        mode: str("brief, refs or snips"),
+        segment: str("keep to one segment of the project, if any"),
+      },
+      execute: run("nso_insight", async (args) => {
+        const question = text(args, "question", { required: true });
+        const mode = text(args, "mode") || "brief";
+        if (!["brief", "refs", "snips"].includes(mode)) throw new Error("`mode` is brief, refs or snips.");
+        const mind = nso.continuity.mind();
+        await mind.ingest();
+        return mind.ask(question, { mode, segment: text(args, "segment") || undefined }).text;
+      }),
+    },
     nso_handoff: {
       args: { expand: { type: "boolean" } },
       execute: run("nso_handoff", async (args, ctx) => (await nso.continuity.handoff(ctx.sessionID, { expand: args.expand === true })).text),

@@ -133,6 +133,8 @@ pub const TOOLBOX: &[ToolEntry] = &[
         "Current decisions (all: with superseded)."),
     tool("nso_handoff", Needs::Continuity, Writes::Nothing, Role::Any,
         "This session's handoff, for a new window."),
+    tool("nso_insight", Needs::Continuity, Writes::Nothing, Role::Any,
+        "Answers from what earlier sessions learned, with sources."),
 ];
 
 /// The names of NSO's tools, in table order.
@@ -338,7 +340,8 @@ mod tests {
                 "nso_claims",
                 "nso_decide",
                 "nso_decisions",
-                "nso_handoff"
+                "nso_handoff",
+                "nso_insight"
             ]
         );
         let facts = ProjectFacts {
@@ -370,7 +373,13 @@ mod tests {
         let b = toolbox(&c, None, &ProjectFacts::default(), &agents);
         assert_eq!(
             b.of("build"),
-            ["nso_claim", "nso_decide", "nso_decisions", "nso_handoff"]
+            [
+                "nso_claim",
+                "nso_decide",
+                "nso_decisions",
+                "nso_handoff",
+                "nso_insight"
+            ]
         );
         assert_eq!(b.of("plan"), b.tools);
     }

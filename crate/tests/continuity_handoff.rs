@@ -188,6 +188,7 @@ fn huge_input() -> HandoffInput {
         task: Some(ask.clone()),
         status: Some(ask.clone()),
         claims: Some((0..10_000).map(|c| format!("src/claimed_{c}/**")).collect()),
+        mind: Vec::new(),
         memory: vec![
             MemoryFile {
                 path: ".opencode/context/01_memory/active_context.md".into(),
@@ -357,6 +358,7 @@ fn random_inputs_never_exceed_the_budget_and_are_deterministic() {
             claims: rng
                 .chance(70)
                 .then(|| (0..rng.below(20)).map(|_| text(&mut rng, 4)).collect()),
+            mind: (0..rng.below(6)).map(|_| text(&mut rng, 8)).collect(),
             memory: (0..rng.below(5))
                 .map(|_| MemoryFile {
                     path: text(&mut rng, 4),

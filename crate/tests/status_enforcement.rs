@@ -265,7 +265,10 @@ fn a_refused_move_names_the_moves_this_agent_may_make_and_the_tool() {
         m.contains("You (@builder) may move it to IN_PROGRESS or BLOCKED."),
         "{m}"
     );
-    assert!(m.contains("with the edit tool, change only the status"), "{m}");
+    assert!(
+        m.contains("with the edit tool, change only the status"),
+        "{m}"
+    );
     // build acts like builder: its moves are builder's.
     let r = edit("build", STATUS, "Status: PENDING", "Status: COMPLETE");
     let m = blocked_message(&e, &with_content(r, STATUS, Some(PENDING)));

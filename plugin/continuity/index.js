@@ -10,6 +10,7 @@ import { appendDecision, readLedger } from "./ledger.js";
 import { replaceFile } from "../atomic-file.js";
 import { makeStateDir } from "../state-dirs.js";
 import { compactLane, readT0Meta, recentDigests } from "./transcripts.js";
+import { createMind } from "../mind/index.js";
 
 /** Where the latest handoffs are kept under the continuity folder. */
 const HANDOFF_DIR = "handoffs";
@@ -34,6 +35,20 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
       laneMaxBytes: settings()?.laneMaxBytes ?? LANE_MAX_BYTES, flushMs: settings()?.flushMs ?? 250 }),
     errorLog: (text) => logs.error(text),
   });
+
+  let mindOne = null;
+  /** The project's Mind (created on first use). */
+  const mind = () => (mindOne ??= createMind({ root, dir, wf, ledgerFile }));
+
+  /** What Mind knows about the session's segments and tasks, for the handoff's mind layer. */
+  function mindLines(digest, budgetLines) {
+    try {
+      return mind().handoffLines(digest, Math.max(2, Math.floor(budgetLines / 4)));
+    } catch (error) {
+      logs.error(`Mind's lines for the handoff failed: ${error.message}`);
+      return [];
+    }
+  }
 
   /** Records one host event (OpenCode's `event` hook) in the session's raw lane. */
   function onEvent(type, props) {
@@ -83,6 +98,11 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
     if (!enabled()) throw off();
     const s = settings();
     const meta = session ? transcript(session) : null;
+    try {
+      await mind().ingest();
+    } catch (error) {
+      logs.error(`Mind's ingestion before the handoff failed: ${error.message}`);
+    }
     const digest = meta?.digest ?? null;
     const entry = session ? sessions.peek(session) : undefined;
     let ledger = null;
@@ -99,6 +119,7 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
       claims: await claimsHeld(session),
       memory: memoryFiles(),
       recent: recentDigests(dir(), { except: session, limit: s?.handoff?.recentSessions ?? 3 }),
+      mind: mindLines(digest, expand ? s.handoff.expandLines : s.handoff.lines),
       budget: { lines: expand ? s.handoff.expandLines : s.handoff.lines, width: s.handoff.width },
       expand,
     };
@@ -224,7 +245,7 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
 
   return {
     onEvent, transcript, handoff, compacting, idle, startText, decide, decisions,
-    ledgerFile, dir, flush: () => lanes.flush(), forget: (session) => lanes.forget(session),
+    ledgerFile, dir, mind, flush: () => lanes.flush(), forget: (session) => lanes.forget(session),
   };
 }
 

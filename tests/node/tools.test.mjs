@@ -25,7 +25,7 @@ const contractArgs = { agent: "general", workflow: "build", title: "Login form",
 
 test("every tool has the core's description and plain JSON Schema arguments", async () => {
   const { hooks } = await tools({ ".opencode/specs/TODO.md": "# TODO\n", ".opencode/command/research.md": "# /research\n" });
-  assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff",
+  assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_insight",
     "nso_release", "nso_report_questions", "nso_report_result", "nso_report_status", "nso_route", "nso_status_set", "nso_task_archive",
     "nso_task_new"]);
   const table = new Map(createRequire(import.meta.url)("../../pkg/nso.js").toolTable().map((t) => [t.name, t.description]));
@@ -156,7 +156,7 @@ test("nso_route names the agent for a command and a task", async () => {
 
 test("`tools` in .opencode/nso.json adds, leaves out, narrows per agent, or offers none", async () => {
   const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { include: ["status"], exclude: ["nso_task_archive", "claims"] } }) });
-  assert.deepEqual(Object.keys(some.hooks.tool).sort(), ["nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_report_questions",
+  assert.deepEqual(Object.keys(some.hooks.tool).sort(), ["nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_insight", "nso_report_questions",
     "nso_report_result", "nso_report_status", "nso_status_set", "nso_task_new"]);
   const narrow = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { perAgent: { build: ["continuity"] } } }) });
   const config = {};

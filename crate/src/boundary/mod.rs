@@ -8,6 +8,9 @@ mod common;
 /// The workflow package's continuity exports (ledger, T0 transcripts, handoffs).
 #[cfg(all(target_family = "wasm", feature = "workflow"))]
 mod continuity;
+/// The workflow package's Mind exports (distilling lanes, Insight).
+#[cfg(all(target_family = "wasm", feature = "workflow"))]
+mod mind;
 #[cfg(all(target_family = "wasm", not(feature = "workflow")))]
 mod wasm;
 #[cfg(all(target_family = "wasm", feature = "workflow"))]

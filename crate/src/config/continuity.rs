@@ -61,6 +61,8 @@ pub struct ContinuityConfig {
     pub t0: Option<Value>,
     /// Handoffs.
     pub handoff: HandoffConfig,
+    /// Mind's settings as written (`None`: the defaults); validated here.
+    pub mind: Option<Value>,
 }
 
 impl Default for ContinuityConfig {
@@ -75,12 +77,14 @@ impl Default for ContinuityConfig {
             flush_ms: 250,
             t0: None,
             handoff: HandoffConfig::default(),
+            mind: None,
         }
     }
 }
 
 const KEYS: [&str; 9] = [
     "enabled",
+    "mind",
     "ledger",
     "dir",
     "transcripts",
@@ -172,6 +176,19 @@ pub(super) fn parse(ctx: &Ctx, v: &Value) -> Result<ContinuityConfig, ConfigErro
                 "lower the snippet, or raise continuity.rawOutputBytes.".to_string(),
             ));
         }
+    }
+    if let Some(v) = o.get("mind") {
+        // Checked where Mind runs (the workflow package, and natively).
+        #[cfg(any(not(target_family = "wasm"), feature = "workflow"))]
+        crate::mind::MindSettings::from_json(v).map_err(|e| {
+            let path = format!(
+                "continuity.mind{}{}",
+                if e.path.is_empty() { "" } else { "." },
+                e.path
+            );
+            ctx.error("config_value", &path, e.problem, e.fix)
+        })?;
+        c.mind = Some(v.clone());
     }
     if let Some(v) = o.get("handoff") {
         let h = ctx.object(v, "continuity.handoff")?;

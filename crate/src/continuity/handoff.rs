@@ -4,8 +4,9 @@
 //! 1. `mem`, the decisions: the ledger's current view, newest first, one line each;
 //! 2. `stm`, this session: task, status, claims held, files changed, tasks touched, the last
 //!    ask, open questions, refusals (in that order);
-//! 3. `mind`, the project: each memory file's first meaningful lines, then the recent
-//!    sessions' one-line digests (as given, newest first).
+//! 3. `mind`, the project: what Mind learned about the session's segments and tasks (as
+//!    given), each memory file's first meaningful lines, then the recent sessions' one-line
+//!    digests (as given, newest first).
 //!
 //! The text is Markdown: a first line (`## NSO handoff · session ses_abc · @build`, or
 //! `## NSO handoff · project` without a session), then per layer a `###` heading and its
@@ -80,6 +81,9 @@ pub struct HandoffInput {
     pub memory: Vec<MemoryFile>,
     /// Recent sessions' digests, newest first.
     pub recent: Vec<SessionDigest>,
+    /// Lines from the project's Mind for this session's segments and tasks (each citing its
+    /// artifact), shown first in the mind layer.
+    pub mind: Vec<String>,
     /// The size (the caller passes the expanded size with `expand`).
     pub budget: Budget,
     /// Whether this is the expanded handoff (only the overflow wording changes).

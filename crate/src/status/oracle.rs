@@ -27,7 +27,14 @@ pub fn answer(query: &StatusQuery, config: &StatusConfig) -> StatusAnswer {
     }
     let who: Vec<&str> = query.agents.iter().map(String::as_str).collect();
     let check = |agent: &str| {
-        check_edit_for(&query.file, query.old.as_deref(), &query.new, agent, &who, config)
+        check_edit_for(
+            &query.file,
+            query.old.as_deref(),
+            &query.new,
+            agent,
+            &who,
+            config,
+        )
     };
     let first = query.agents.first().map(String::as_str).unwrap_or("");
     let mut verdict = check(first);

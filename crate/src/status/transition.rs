@@ -262,7 +262,13 @@ pub(crate) fn legal_sentence(
 }
 
 /// The moves from `from` that one of `who` may make, as a sentence addressed to `agent`.
-fn own_moves(machine: &Machine, extractor: &Extractor, from: usize, who: &[&str], agent: &str) -> String {
+fn own_moves(
+    machine: &Machine,
+    extractor: &Extractor,
+    from: usize,
+    who: &[&str],
+    agent: &str,
+) -> String {
     let mine: Vec<String> = machine
         .transitions_from(from)
         .into_iter()
@@ -619,8 +625,9 @@ pub(crate) fn check_edit_for(
                             to: Some(machine.state_name(to).to_string()),
                         }),
                         Err(p) => {
-                            let (code, message) =
-                                move_problem_sentence(machine, ex, &file, &label, from, to, &p, who);
+                            let (code, message) = move_problem_sentence(
+                                machine, ex, &file, &label, from, to, &p, who,
+                            );
                             violations.push(mk(
                                 code,
                                 &label,

@@ -95,7 +95,20 @@ pub(super) fn stm_items(input: &HandoffInput, width: usize) -> Vec<Item> {
 }
 
 pub(super) fn mind_items(input: &HandoffInput, width: usize) -> Vec<Item> {
-    let mut items = Vec::new();
+    // Each line is a bullet, whatever it was given as (never a heading of its own).
+    let mut items: Vec<Item> = input
+        .mind
+        .iter()
+        .map(|l| flat(l, width))
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            Item::content(if l.starts_with("- ") {
+                l
+            } else {
+                format!("- {l}")
+            })
+        })
+        .collect();
     for file in &input.memory {
         let path = flat(&file.path, width);
         items.push(match &file.content {
