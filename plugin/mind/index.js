@@ -7,9 +7,10 @@
 // nothing, since unchanged records are never written twice.
 import fs from "node:fs";
 import path from "node:path";
-import { acquireLock } from "../conductor/lock.js";
+import { acquireLock } from "../lock.js";
+import { makeStateDir } from "../state-dirs.js";
 import { loadWorkflowCore } from "../core-loader.js";
-import { FILES, appendRecords, ensureStateDir, readCheckpoint, readText, revisions, writeCheckpoint } from "./store.js";
+import { FILES, appendRecords, readCheckpoint, readText, revisions, writeCheckpoint } from "./store.js";
 
 /** Most skipped lines named in a report (the rest are counted). */
 const MAX_NAMED = 20;
@@ -25,8 +26,8 @@ export function createMind({ root, dir, wf, ledgerFile }) {
 
   /** Runs `fn` holding Mind's lock. */
   async function locked(fn) {
-    ensureStateDir(home());
-    const lock = await acquireLock(home());
+    makeStateDir(home(), { root });
+    const lock = await acquireLock(path.join(home(), "mind.lock"));
     try {
       return await fn(lock);
     } finally {

@@ -3,22 +3,9 @@
 // earlier one), `mind/moves.jsonl` (hand moves), `mind/checkpoint.json` (how far each lane
 // was read) and the lock. Only Mind's ingestion writes them, holding the lock.
 import fs from "node:fs";
-import path from "node:path";
 import { replaceFile } from "../atomic-file.js";
 
 export const FILES = { observations: "observations.jsonl", reflections: "reflections.jsonl", moves: "moves.jsonl", checkpoint: "checkpoint.json" };
-
-/**
- * Creates the state folder `dir` if needed, with a `.gitignore` that ignores the folder's
- * contents (itself included), so Mind never shows in `git status`. The one place Mind makes
- * a folder of its own.
- */
-export function ensureStateDir(dir) {
-  fs.mkdirSync(dir, { recursive: true });
-  const ignore = path.join(dir, ".gitignore");
-  if (!fs.existsSync(ignore)) replaceFile(ignore, "*\n");
-  return dir;
-}
 
 /** The text of `file`, or "" when it does not exist. */
 export function readText(file) {
