@@ -202,3 +202,58 @@ fn story_gates_are_dormant_outside_story_driven_plans() {
         Ok(())
     );
 }
+
+/// Every setting the schema documents is one the parser reads, and the other way round.
+#[test]
+fn the_schema_names_exactly_the_settings_the_parser_reads() {
+    let schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../schema/squad.schema.json")).unwrap();
+    let keys: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for key in &keys {
+        let value = match *key {
+            "agents" | "delegation" => "{}".to_string(),
+            "verification" => "{type: none}".to_string(),
+            "quality_gates" | "story_driven" => "true".to_string(),
+            "plan_type" => "task".to_string(),
+            "checkpoint_mode" => "auto".to_string(),
+            "name" => "s".to_string(),
+            _ => "x".to_string(),
+        };
+        let value = if *key == "agents" {
+            "[]".to_string()
+        } else {
+            value
+        };
+        let text = format!("\"{key}\": {value}\n");
+        assert!(
+            parse_squad(".opencode/squads/s/SQUAD.yaml", &text).is_ok(),
+            "{key}"
+        );
+    }
+    assert!(parse_squad(".opencode/squads/s/SQUAD.yaml", "extra: 1\n").is_err());
+    let delegation: Vec<&str> = schema["properties"]["delegation"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(delegation.len(), 4);
+    for key in delegation {
+        let value = match key {
+            "orchestrators" => "[build]",
+            "max_attempts" => "2",
+            "one_at_a_time" => "false",
+            _ => "po",
+        };
+        let text = format!("delegation:\n  {key}: {value}\n");
+        assert!(
+            parse_squad(".opencode/squads/s/SQUAD.yaml", &text).is_ok(),
+            "{key}"
+        );
+    }
+}

@@ -122,3 +122,41 @@ pub fn story_gates(
     }
     Ok(())
 }
+
+/// What the shell read for a check of a write: the project's SQUAD.yaml files and, for a
+/// story inside a plan, the plan's text.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct EditContext {
+    /// `[path, text]` of every `.opencode/squads/*/SQUAD.yaml`.
+    #[serde(default)]
+    pub squads: Vec<(String, String)>,
+    /// The text of the story's plan, when it has one.
+    #[serde(default)]
+    pub plan: Option<String>,
+}
+
+/// Kord's verdict on a write, before the status machines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditVerdict {
+    /// Not Kord's concern, or in order: the status machines decide.
+    Continue,
+    /// A plan that breaks the rules: refused with the reason and the fix.
+    Refuse(String),
+    /// A story whose gates are dormant: allowed, with the reason.
+    Dormant(String),
+}
+
+/// Checks a write of `file` (a plan or a story) with the files the shell read.
+pub fn check_edit(file: &str, new: &str, ctx: &EditContext) -> EditVerdict {
+    let squads = Squads::load(&ctx.squads);
+    if plan_name_of(file).is_some() {
+        return match check_plan_write(file, new, &squads) {
+            Ok(()) => EditVerdict::Continue,
+            Err(e) => EditVerdict::Refuse(e),
+        };
+    }
+    match story_gates(file, ctx.plan.as_deref(), &squads) {
+        Ok(()) => EditVerdict::Continue,
+        Err(why) => EditVerdict::Dormant(why),
+    }
+}

@@ -6,6 +6,7 @@
 //! Pure: texts in, verdicts and new texts out. The JS shell reads the squads, the plan, the
 //! story and the state file, takes the lock and writes what a verdict says.
 
+pub mod calls;
 pub mod gates;
 pub mod orchestrator;
 pub mod plan;

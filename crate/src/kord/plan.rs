@@ -26,6 +26,8 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 /// Where plans live.
 pub const PLANS_DIR: &str = "docs/kord/plans";
+/// The glob of plan files (checked when written).
+pub const PLAN_GLOB: &str = "docs/kord/plans/*/plan.md";
 /// Where the orchestrator's run logs and failure reports go.
 pub const RUNS_DIR: &str = "docs/kord/runs";
 
