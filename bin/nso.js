@@ -7,7 +7,7 @@ import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
 import { DISK_FACTS } from "../plugin/files.js";
 import { createNso } from "../plugin/nso.js";
 import { projectAgents } from "../plugin/project-agents.js";
-import { delegationVerdict, kordEditContext, readState } from "../plugin/kord.js";
+import { delegationVerdict, kordEditContext, readState, taskText } from "../plugin/kord.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
 import { AUDIT_HELP, AUDIT_USAGE, auditMain } from "./audit-cli.js";
@@ -200,7 +200,7 @@ function explain(opts) {
 /** The plan's delegation rules on a `task` call (the state is read, never written). */
 function explainDelegation(worktree, agent, args, session) {
   const delegation = { agent: agent ?? "", target: String(args.subagent_type ?? ""), session: session ?? "cli",
-    prompt: `${args.description ?? ""}\n${args.prompt ?? ""}`, now: new Date().toISOString() };
+    prompt: taskText(args), now: new Date().toISOString() };
   const v = delegationVerdict(worktree, loadWorkflowCore(), readState(worktree), delegation);
   if (!v?.rule) return undefined;
   const text = v.allowed ? `Plan: allowed by ${v.rule}: ${v.message}.` : `Plan: refused by ${v.rule}: ${v.message}.`;

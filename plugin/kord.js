@@ -61,6 +61,9 @@ export function delegationVerdict(root, core, stateText, delegation, output) {
   })));
 }
 
+/** What a `task` call asks: its description and prompt. */
+export const taskText = (args) => `${args?.description ?? ""}\n${args?.prompt ?? ""}`;
+
 /** The state file's text in the project at `root` (null: none yet). */
 export const readState = (root) => readText(path.join(root, STATE_FILE)) ?? null;
 
@@ -91,20 +94,25 @@ export function createKord({ root, wf, logs }) {
   /** Whether anything of Kord's is in the project (else the hooks cost nothing). */
   const present = () => fs.existsSync(abs("docs/kord/plans"));
 
+  /** The delegation a `task` call `{sessionID, args}` of `agent` makes. */
+  const delegationOf = ({ sessionID }, agent, args) =>
+    ({ agent: agent ?? "", target: String(args?.subagent_type ?? ""), session: sessionID, prompt: taskText(args), now: stamp() });
+
   /** Before `task`: refuses a delegation that breaks the rules, naming the next legal step. */
-  async function before({ sessionID, agent, target, prompt }) {
+  async function before(input, agent, args) {
     if (!present()) return;
-    const delegation = { agent, target, session: sessionID, prompt, now: stamp() };
+    const delegation = delegationOf(input, agent, args);
+    const target = delegation.target;
     const v = await withState((text) => wf((w) => delegationVerdict(root, w, text, delegation)));
     if (!v?.rule) return;
     logs.decision(`${stamp()} ${v.allowed ? "allow" : "block"} task @${agent} -> @${target} ${v.rule}`);
-    if (!v.allowed) throw Object.assign(blockError(`NSO blocked task for @${agent}: ${v.message}`), { rule: v.rule });
+    if (!v.allowed) throw Object.assign(blockError(`NSO blocked task for @${agent} (rule ${v.rule}): ${v.message}`), { rule: v.rule });
   }
 
   /** After `task`: records the outcome; writes a failure report (and blocks a story) when due. */
-  async function after({ sessionID, agent, target, prompt }, output) {
+  async function after(input, agent, output) {
     if (!present()) return;
-    const delegation = { agent, target, session: sessionID, prompt, now: stamp() };
+    const delegation = delegationOf(input, agent, input.args);
     const text = String(output?.output ?? "");
     const v = await withState((state) => wf((w) => delegationVerdict(root, w, state, delegation, text)));
     if (!v) return;
@@ -114,9 +122,13 @@ export function createKord({ root, wf, logs }) {
 
   /** What a new session is told about a plan in progress (undefined: nothing). */
   function resumeText() {
-    const text = readText(abs(STATE_FILE));
-    if (!text) return undefined;
-    return wf((w) => w.kordResumeText(text)) || undefined;
+    try {
+      const text = readText(abs(STATE_FILE));
+      return text ? wf((w) => w.kordResumeText(text)) || undefined : undefined;
+    } catch (error) {
+      logs.error(`cannot read the plan in progress: ${error.message}`);
+      return undefined;
+    }
   }
 
   return { statusContext: (query) => wf((w) => kordEditContext(root, w, query)), before, after, resumeText };

@@ -191,11 +191,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
     entry.summary = summary.text;
     entry.handoffNote = continuity.startText(info.id) ?? undefined;
-    try {
-      entry.kordNote = kord.resumeText();
-    } catch (error) {
-      logs.error(`cannot read the plan in progress: ${error.message}`);
-    }
+    entry.kordNote = kord.resumeText();
     try {
       fs.mkdirSync(path.join(root, INIT_DIR), { recursive: true });
       fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"), withEngine((e) => e.markerText(info.id, now, summary)));
@@ -218,9 +214,6 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
   }
 
   // --- tool calls ------------------------------------------------------------------------
-
-  /** What a `task` call asks: its description and prompt. */
-  const taskText = (args) => `${args?.description ?? ""}\n${args?.prompt ?? ""}`;
 
   /**
    * Before a tool call `{tool, sessionID, callID, agent?}` with `output.args`: the decision,
@@ -300,7 +293,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     return (async () => {
       await claimed;
       if (delegating) {
-        await kord.before({ sessionID, agent, target: String(args?.subagent_type ?? ""), prompt: taskText(args) });
+        await kord.before(input, agent, args);
         delegations.before(input, args);
       }
       for (const file of scripts) {
@@ -370,9 +363,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     if (input.tool === "task") {
       try {
         delegations.after(input, output);
-        await kord.after({
-          sessionID: input.sessionID, agent: sessions.agentOf(input.sessionID), target: String(input.args?.subagent_type ?? ""), prompt: taskText(input.args),
-        }, output);
+        await kord.after(input, sessions.agentOf(input.sessionID), output);
       } catch (error) {
         logs.error(`delegation check failed: ${error.message}`);
       }

@@ -9,6 +9,7 @@
 pub mod calls;
 pub mod gates;
 pub mod orchestrator;
+pub mod outcome;
 pub mod plan;
 pub mod squad;
 
