@@ -274,7 +274,7 @@ pub(super) fn next_step(plan: &Plan, run: &PlanRun, except: &str) -> String {
 pub fn before_delegation(state: &State, ctx: &Context, d: &Delegation) -> Verdict {
     let (plan, squad) = (ctx.plan, ctx.squad);
     let rules = &squad.delegation;
-    if !rules.orchestrators.iter().any(|o| *o == d.agent) {
+    if !rules.orchestrators.contains(&d.agent) {
         return Verdict::pass();
     }
     let run = state.plans.get(&plan.name).cloned().unwrap_or_default();

@@ -44,7 +44,7 @@ pub fn after_delegation(
 ) -> Verdict {
     let (plan, squad) = (ctx.plan, ctx.squad);
     let rules = &squad.delegation;
-    if !rules.orchestrators.iter().any(|o| *o == d.agent) {
+    if !rules.orchestrators.contains(&d.agent) {
         return Verdict::pass();
     }
     let mut next = state.clone();
