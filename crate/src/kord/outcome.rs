@@ -11,7 +11,13 @@ use super::plan::{plan_file, Plan, RUNS_DIR};
 /// What an executor's or checkpoint's answer says (delegation output contract).
 fn report_word(output: &str, words: &[&str]) -> Option<String> {
     for line in output.lines() {
-        let l = line.trim().trim_start_matches(['#', '*', '-', ' ', '>']);
+        // OpenCode wraps a subagent's answer in `<task_result>`; the tag may share the line.
+        let l = line.trim();
+        let l = match l.strip_prefix('<').and_then(|t| t.split_once('>')) {
+            Some((_, rest)) => rest,
+            None => l,
+        };
+        let l = l.trim().trim_start_matches(['#', '*', '-', ' ', '>']);
         let l = l
             .strip_prefix("Status:")
             .or_else(|| l.strip_prefix("Decision:"))
