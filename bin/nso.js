@@ -7,6 +7,7 @@ import { loadCore, loadWorkflowCore } from "../plugin/core-loader.js";
 import { DISK_FACTS } from "../plugin/files.js";
 import { createNso } from "../plugin/nso.js";
 import { projectAgents } from "../plugin/project-agents.js";
+import { delegationVerdict, kordEditContext, readState, taskText } from "../plugin/kord.js";
 import { isoNow, languageRoute } from "../plugin/nso-tools.js";
 import { recoverStatusSync } from "../plugin/status-sync.js";
 import { auditMain } from "./audit-cli.js";
@@ -97,7 +98,8 @@ function loadNso(worktree) {
     const nso = new (loadCore().Nso)(".opencode/nso.json", text);
     nso.setProjectAgents(projectAgents(worktree));
     let workflow;
-    nso.setStatusChecker((query) => (workflow ??= new (loadWorkflowCore().Workflow)(".opencode/nso.json", text)).checkStatusEdit(query));
+    nso.setStatusChecker((query) => (workflow ??= new (loadWorkflowCore().Workflow)(".opencode/nso.json", text))
+      .checkStatusEdit(query, kordEditContext(worktree, loadWorkflowCore(), query)));
     return nso;
   } catch (error) {
     fail(`nso: ${error.problem ?? error.message}\nFix: ${error.fix ?? "correct the file."}`);
@@ -128,8 +130,19 @@ function explain(opts) {
   if (who.asUser && !opts.json) console.log(who.note);
   // The plugin's own decision loop (the core bounds the arguments and asks the disk the same).
   const { decision, text } = nso.explainCall(opts.session ?? "cli", who.agent, tool, args, DISK_FACTS, { directory, worktree });
-  console.log(opts.json ? JSON.stringify(decision, null, 2) : text);
-  process.exit(decision.verdict === "block" ? 1 : 0);
+  const plan = tool === "task" && decision.verdict !== "block" ? explainDelegation(worktree, who.agent, args, opts.session) : undefined;
+  console.log(opts.json ? JSON.stringify(plan ? { ...decision, plan } : decision, null, 2) : text + (plan ? `\n${plan.text}` : ""));
+  process.exit(decision.verdict === "block" || plan?.allowed === false ? 1 : 0);
+}
+
+/** The plan's delegation rules on a `task` call (the state is read, never written). */
+function explainDelegation(worktree, agent, args, session) {
+  const delegation = { agent: agent ?? "", target: String(args.subagent_type ?? ""), session: session ?? "cli",
+    prompt: taskText(args), now: new Date().toISOString() };
+  const v = delegationVerdict(worktree, loadWorkflowCore(), readState(worktree), delegation);
+  if (!v?.rule) return undefined;
+  const text = v.allowed ? `Plan: allowed by ${v.rule}: ${v.message}.` : `Plan: refused by ${v.rule}: ${v.message}.`;
+  return { allowed: v.allowed, rule: v.rule, message: v.message, text };
 }
 
 /**

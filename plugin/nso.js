@@ -12,6 +12,7 @@ import { registrationEvent } from "./conductor/registration.js";
 import { createClaims } from "./claims.js";
 import { createContinuity } from "./continuity/index.js";
 import { createDelegations } from "./delegations.js";
+import { createKord } from "./kord.js";
 import { projectRoot, readText } from "./files.js";
 import { INIT_DIR, createLogs, stamp } from "./logs.js";
 import { createOwnWrites } from "./own-writes.js";
@@ -51,6 +52,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
   const delegations = createDelegations({
     root, sessions, logs, wf: loadWorkflowCore, maxDepth: () => state.config?.delegation?.maxDepth ?? 3,
   });
+  const kord = createKord({ root, wf: (fn) => withWorkflow(() => fn(loadWorkflowCore())), logs });
   const pendingNotices = new Map(); // callID -> soft reminders for the result
   const claims = createClaims({ root, settings: () => state.config?.conductor, errorLog: (text) => logs.error(text), host,
     surface: (event) => registrationEvent({ event, notify, activity }) });
@@ -105,7 +107,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
       // Status machines live in the lazily loaded workflow package: checked there, on the
       // first edit of a file they govern. A project's own `status` section is validated
       // now, so a mistake in it fails closed at once.
-      state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query)));
+      state.engine.setStatusChecker((query) => withWorkflow((wf) => wf.checkStatusEdit(query, kord.statusContext(query))));
       // The T0 policy is checked by the workflow package (it makes the transcripts): a
       // mistake in it fails closed at load like any other config mistake.
       if (state.config.continuity?.t0) withWorkflow(() => null);
@@ -192,6 +194,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     const summary = withEngine((e) => e.sessionSummary(memoryFiles()));
     entry.summary = summary.text;
     entry.handoffNote = continuity.startText(info.id) ?? undefined;
+    entry.kordNote = kord.resumeText();
     try {
       makeStateDir(path.join(root, INIT_DIR), { root });
       fs.writeFileSync(path.join(root, INIT_DIR, "session_init_marker.txt"), withEngine((e) => e.markerText(info.id, now, summary)));
@@ -288,13 +291,11 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     // Undefined when the claims are settled at once (the common case), else a promise.
     const claimed = claiming ? claimTargets(input, agent, brief?.targets) : undefined;
     const scripts = projectHooks.scripts("pre");
-    if (!claimed && !scripts.length) {
-      if (tool === "task" && state.engine) delegations.before(input, args);
-      return undefined;
-    }
+    const delegating = tool === "task" && state.engine;
+    if (!claimed && !scripts.length && !delegating) return undefined;
     return (async () => {
       await claimed;
-      if (tool === "task" && state.engine) delegations.before(input, args);
+      if (delegating) await kord.before(input, agent, args).then(() => delegations.before(input, args));
       for (const file of scripts) {
         const result = await projectHooks.run(file, { event: "pre_tool_use", tool, sessionID, callID: input.callID, agent, args });
         if (result.code !== 0) {
@@ -362,6 +363,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     if (input.tool === "task") {
       try {
         delegations.after(input, output);
+        await kord.after(input, sessions.agentOf(input.sessionID), output);
       } catch (error) {
         logs.error(`delegation check failed: ${error.message}`);
       }
@@ -393,6 +395,7 @@ export function createNso({ directory, worktree, serverUrl, feed, host, notify, 
     const entry = sessionID ? sessions.peek(sessionID) : undefined;
     if (entry?.summary) parts.push(entry.summary);
     if (entry?.handoffNote) parts.push(entry.handoffNote);
+    if (entry?.kordNote) parts.push(entry.kordNote);
     if (entry?.routeNote) parts.push(entry.routeNote);
     if (sessionID) parts.push(...claims.systemText(sessionID));
     return parts;

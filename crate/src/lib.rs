@@ -18,6 +18,7 @@ pub mod contracts;
 pub mod documents;
 pub mod hashing;
 pub mod hosts;
+pub mod kord;
 pub mod mind;
 pub mod routing;
 pub mod session;

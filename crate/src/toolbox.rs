@@ -299,7 +299,7 @@ mod tests {
     }
 
     fn policy(config: &Config) -> Policy {
-        crate::continuity::project_engine(config, ".opencode/nso.json")
+        crate::config::project_engine(config, ".opencode/nso.json")
             .unwrap()
             .policy()
             .clone()
@@ -412,7 +412,7 @@ mod roles {
     #[test]
     fn primary_agents_get_no_reports_and_subagents_no_contracts() {
         let c = crate::config::parse("x", Some("{}")).unwrap();
-        let p = crate::continuity::project_engine(&c, "x").unwrap();
+        let p = crate::config::project_engine(&c, "x").unwrap();
         let agents = [
             HostAgent::new("build", Some("primary")),
             HostAgent::new("plan", Some("primary")),

@@ -8,6 +8,9 @@ mod common;
 /// The workflow package's continuity exports (ledger, T0 transcripts, handoffs).
 #[cfg(all(target_family = "wasm", feature = "workflow"))]
 mod continuity;
+/// The workflow package's Kord exports (squads, plans, the orchestrator's rules).
+#[cfg(all(target_family = "wasm", feature = "workflow"))]
+mod kord;
 /// The workflow package's Mind exports (distilling lanes, Insight).
 #[cfg(all(target_family = "wasm", feature = "workflow"))]
 mod mind;

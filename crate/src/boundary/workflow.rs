@@ -41,9 +41,38 @@ impl Workflow {
     /// The verdict of the status machines on one change: `StatusQuery` JSON in
     /// (`{file, old, new, agents}`), `StatusAnswer` JSON out. An invalid `status` section
     /// refuses every change of a governed file, naming the problem and the fix.
+    /// `kord_json` (optional) holds what the shell read for Kord's checks (the project's
+    /// squads and a story's plan): a plan breaking the rules is refused, a story outside a
+    /// story-driven plan passes with its gates dormant.
     #[wasm_bindgen(js_name = checkStatusEdit)]
-    pub fn check_status_edit(&self, query_json: &str) -> Result<String, JsValue> {
+    pub fn check_status_edit(
+        &self,
+        query_json: &str,
+        kord_json: Option<String>,
+    ) -> Result<String, JsValue> {
         let query: crate::authority::StatusQuery = from_json("status query", query_json)?;
+        if let Some(text) = kord_json {
+            let ctx: crate::kord::gates::EditContext = from_json("kord context", &text)?;
+            match crate::kord::gates::check_edit(&query.file, &query.new, &ctx) {
+                crate::kord::gates::EditVerdict::Continue => {}
+                crate::kord::gates::EditVerdict::Refuse(detail) => {
+                    return json(&crate::authority::StatusAnswer {
+                        allowed: false,
+                        machine: Some("kord-plan".into()),
+                        builtin: true,
+                        detail,
+                    })
+                }
+                crate::kord::gates::EditVerdict::Dormant(detail) => {
+                    return json(&crate::authority::StatusAnswer {
+                        allowed: true,
+                        machine: Some("kord-story".into()),
+                        builtin: true,
+                        detail: format!("; {detail}"),
+                    })
+                }
+            }
+        }
         let answer = match self.status() {
             Ok(config) => status::oracle::answer(&query, config),
             Err(e) => crate::authority::StatusAnswer {

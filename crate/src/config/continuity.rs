@@ -82,7 +82,7 @@ impl Default for ContinuityConfig {
     }
 }
 
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 10] = [
     "enabled",
     "mind",
     "ledger",

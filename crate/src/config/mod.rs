@@ -440,6 +440,7 @@ impl Config {
             return crate::status::DEFAULT_BINDING_GLOBS
                 .iter()
                 .map(|g| g.to_string())
+                .chain([crate::kord::plan::PLAN_GLOB.to_string()])
                 .collect();
         };
         if section.get("enabled") == Some(&Value::Bool(false)) {
@@ -451,6 +452,8 @@ impl Config {
             .and_then(Value::as_array)
             .is_some_and(|d| d.is_empty());
         if !no_defaults {
+            // Kord plans are checked when written (their quality gates, their squad).
+            globs.push(crate::kord::plan::PLAN_GLOB.to_string());
             globs.extend(
                 crate::status::DEFAULT_BINDING_GLOBS
                     .iter()
