@@ -38,7 +38,7 @@ impl Failure {
     pub fn text(&self) -> String {
         format!(
             "NSO is not enforcing its rules: {} Until this is fixed, NSO refuses write-class \
-             tools (fail closed). Fix: {}",
+             tools (fail closed); reads still work. Fix: {}",
             self.message, self.fix
         )
     }

@@ -101,6 +101,7 @@ struct Change {
 }
 
 impl<'a> Pass<'a> {
+    #[allow(clippy::too_many_arguments)] // one observation's fields, named at each call
     fn note(
         &mut self,
         kind: Kind,
@@ -251,15 +252,15 @@ impl<'a> Pass<'a> {
             return;
         }
         if failed(call) {
-            if !self.failing.contains_key(&key) {
+            self.failing.entry(key).or_insert_with(|| {
                 let why = call
                     .error
                     .as_deref()
                     .or(call.output.as_deref())
                     .map(error_line)
                     .unwrap_or_default();
-                self.failing.insert(key, (at, time, why, Vec::new()));
-            }
+                (at, time, why, Vec::new())
+            });
             return;
         }
         if let Some((f_at, f_time, why, files)) = self.failing.remove(&key) {

@@ -130,8 +130,11 @@ impl Index {
     }
 }
 
-/// What a question asks for: each intent's trigger words and the kinds it favours (×weight).
-pub const INTENTS: &[(&[&str], &[(&str, f64)])] = &[
+/// One intent of a question: its trigger words, and the kinds it favours (×weight).
+pub type Intent = (&'static [&'static str], &'static [(&'static str, f64)]);
+
+/// What a question asks for.
+pub const INTENTS: &[Intent] = &[
     (
         &[
             "decid", "decision", "chose", "choos", "agre", "why", "reason",

@@ -293,6 +293,7 @@ fn states_list(machine: &Machine, extractor: &Extractor, states: &[usize]) -> St
 }
 
 /// The sentence for a refused move (without the `NSO blocked … for @agent:` prefix).
+#[allow(clippy::too_many_arguments)] // the move, where it is, and whose it is
 pub(crate) fn move_problem_sentence(
     machine: &Machine,
     extractor: &Extractor,
@@ -646,6 +647,7 @@ pub(crate) fn check_edit_for(
     verdict(machine, agent, violations, changes)
 }
 
+#[allow(clippy::too_many_arguments)] // the entry, where it is, and whose the edit is
 fn removed(
     machine: &Machine,
     ex: &Extractor,
