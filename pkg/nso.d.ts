@@ -72,11 +72,17 @@ export class Nso {
      * Without it, such edits are refused.
      */
     setStatusChecker(checker: Function): void;
+    /**
+     * NSO's tools for this project (`toolbox::toolbox`): `facts` `{statusFiles,
+     * commandFiles}`, `agents` the host's agents `[{name, mode?}]`. Returns `{tools, hidden:
+     * {agent: [tool]}}`.
+     */
+    toolbox(facts: any, agents: any): any;
 }
 
 /**
- * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
- * it is valid). The constructor reports only the first.
+ * Every problem in a configuration text, every section at once, as JSON
+ * `[{code, path, problem, fix}]` (empty when it is valid). The constructor reports only the first.
  */
 export function checkConfig(config_file: string, config_text: string): string;
 
@@ -128,6 +134,11 @@ export function oversizedMarker(bytes: number): any;
 export function policySchema(): string;
 
 export function start(): void;
+
+/**
+ * NSO's tools: `[{name, description, needs, writes}]` (`toolbox::TOOLBOX`).
+ */
+export function toolTable(): any;
 
 /**
  * Panics on purpose, so tests can check that the shim survives a trap. Not for other use.

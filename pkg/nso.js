@@ -263,13 +263,28 @@ class Nso {
     setStatusChecker(checker) {
         wasm.nso_setStatusChecker(this.__wbg_ptr, checker);
     }
+    /**
+     * NSO's tools for this project (`toolbox::toolbox`): `facts` `{statusFiles,
+     * commandFiles}`, `agents` the host's agents `[{name, mode?}]`. Returns `{tools, hidden:
+     * {agent: [tool]}}`.
+     * @param {any} facts
+     * @param {any} agents
+     * @returns {any}
+     */
+    toolbox(facts, agents) {
+        const ret = wasm.nso_toolbox(this.__wbg_ptr, facts, agents);
+        if (ret[2]) {
+            throw takeFromExternrefTable0(ret[1]);
+        }
+        return takeFromExternrefTable0(ret[0]);
+    }
 }
 if (Symbol.dispose) Nso.prototype[Symbol.dispose] = Nso.prototype.free;
 exports.Nso = Nso;
 
 /**
- * Every problem in a configuration text, as JSON `[{code, path, problem, fix}]` (empty when
- * it is valid). The constructor reports only the first.
+ * Every problem in a configuration text, every section at once, as JSON
+ * `[{code, path, problem, fix}]` (empty when it is valid). The constructor reports only the first.
  * @param {string} config_file
  * @param {string} config_text
  * @returns {string}
@@ -499,6 +514,19 @@ function start() {
     wasm.start();
 }
 exports.start = start;
+
+/**
+ * NSO's tools: `[{name, description, needs, writes}]` (`toolbox::TOOLBOX`).
+ * @returns {any}
+ */
+function toolTable() {
+    const ret = wasm.toolTable();
+    if (ret[2]) {
+        throw takeFromExternrefTable0(ret[1]);
+    }
+    return takeFromExternrefTable0(ret[0]);
+}
+exports.toolTable = toolTable;
 
 /**
  * Panics on purpose, so tests can check that the shim survives a trap. Not for other use.

@@ -2,6 +2,27 @@
 /* eslint-disable */
 
 /**
+ * The artifacts of a project, indexed for questions (see `crate::mind::insight`).
+ */
+export class MindIndex {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * The answer to `question` (`mode`: `brief`, `refs` or `snips`), as `Answer` JSON.
+     */
+    ask(question: string, mode: string, segment?: string | null): string;
+    /**
+     * Lines for a handoff's mind layer (JSON list of strings).
+     */
+    handoffLines(segments_json: string, tasks_json: string, except: string | null | undefined, limit: number): string;
+    /**
+     * Reads and indexes a corpus (`Corpus` JSON: `{observations, reflections, moves,
+     * ledger, handoffs}`).
+     */
+    constructor(corpus_json: string);
+}
+
+/**
  * The router of one project, compiled from `routing` in `.opencode/nso.json`.
  */
 export class Workflow {
@@ -11,8 +32,11 @@ export class Workflow {
      * The verdict of the status machines on one change: `StatusQuery` JSON in
      * (`{file, old, new, agents}`), `StatusAnswer` JSON out. An invalid `status` section
      * refuses every change of a governed file, naming the problem and the fix.
+     * `kord_json` (optional) holds what the shell read for Kord's checks (the project's
+     * squads and a story's plan): a plan breaking the rules is refused, a story outside a
+     * story-driven plan passes with its gates dormant.
      */
-    checkStatusEdit(query_json: string): string;
+    checkStatusEdit(query_json: string, kord_json?: string | null): string;
     /**
      * A handoff from its layers (`HandoffInput` JSON): `{text, lines, truncated, layers}`.
      */
@@ -33,6 +57,20 @@ export class Workflow {
      * too, marked), at most `max_lines` lines.
      */
     ledgerView(text: string, all: boolean, max_lines?: number | null): string;
+    /**
+     * Distills a lane (`export`: `opencode export` JSON) into the records to append, given
+     * the kept revisions (`{id: rev}` JSON): `Distilled` JSON.
+     */
+    mindDistill(text: string, _export: boolean, root: string | null | undefined, known_json: string): string;
+    /**
+     * The reflections of the current observations (`observations.jsonl` and `moves.jsonl`
+     * texts): a JSON list.
+     */
+    mindReflect(observations: string, moves: string): string;
+    /**
+     * The segments of `continuity.mind` (JSON list of names).
+     */
+    mindSegments(): string;
     /**
      * Compiles the routing section of the config text (`undefined`: no config file).
      */
@@ -96,6 +134,28 @@ export function hasJsonReturn(text: string): boolean;
  * Artifact paths of the JSON return in a subagent's output (the shim reports on each).
  */
 export function jsonReturnPaths(text: string): string[];
+
+/**
+ * The verdict on a delegation (before it starts, or after it returned when `output` is
+ * given): `{allowed, rule, message, state, writes}`.
+ */
+export function kordDelegation(input_json: string): string;
+
+/**
+ * The files to read before a delegation: `{plan, story}` (names; `null`: none).
+ */
+export function kordFiles(state: string | null | undefined, prompt: string): string;
+
+/**
+ * The plan file a story belongs to (`undefined`: none), so the shell can read it for
+ * `checkStatusEdit`.
+ */
+export function kordPlanOfStory(file: string): string | undefined;
+
+/**
+ * What a new session is told about a plan in progress (empty: nothing).
+ */
+export function kordResumeText(state: string): string;
 
 /**
  * A new task id `<workflow>_<yyyymmdd>_<slug>_<6 random chars>`; the shim supplies the

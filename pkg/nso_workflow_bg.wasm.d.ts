@@ -1,6 +1,7 @@
 /* tslint:disable */
 /* eslint-disable */
 export const memory: WebAssembly.Memory;
+export const __wbg_mindindex_free: (a: number, b: number) => void;
 export const __wbg_workflow_free: (a: number, b: number) => void;
 export const checkDelegation: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
 export const checkDelegationChain: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
@@ -8,6 +9,13 @@ export const commandRouting: (a: number, b: number, c: number, d: number) => [nu
 export const detectLanguage: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const hasJsonReturn: (a: number, b: number) => number;
 export const jsonReturnPaths: (a: number, b: number) => [number, number];
+export const kordDelegation: (a: number, b: number) => [number, number, number, number];
+export const kordFiles: (a: number, b: number, c: number, d: number) => [number, number, number, number];
+export const kordPlanOfStory: (a: number, b: number) => [number, number];
+export const kordResumeText: (a: number, b: number) => [number, number];
+export const mindindex_ask: (a: number, b: number, c: number, d: number, e: number, f: number, g: number) => [number, number, number, number];
+export const mindindex_handoffLines: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
+export const mindindex_new: (a: number, b: number) => [number, number, number];
 export const newTaskId: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
 export const parseTaskFile: (a: number, b: number, c: number, d: number) => [number, number, number, number];
 export const planArchive: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
@@ -20,11 +28,14 @@ export const start: () => void;
 export const statusCheck: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const validateJsonReturn: (a: number, b: number, c: number, d: number, e: number, f: number) => [number, number, number, number];
 export const validateTaskId: (a: number, b: number) => [number, number];
-export const workflow_checkStatusEdit: (a: number, b: number, c: number) => [number, number, number, number];
+export const workflow_checkStatusEdit: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
 export const workflow_handoff: (a: number, b: number, c: number) => [number, number, number, number];
 export const workflow_ledgerAppend: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
 export const workflow_ledgerJson: (a: number, b: number, c: number) => [number, number, number, number];
 export const workflow_ledgerView: (a: number, b: number, c: number, d: number, e: number) => [number, number];
+export const workflow_mindDistill: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number) => [number, number, number, number];
+export const workflow_mindReflect: (a: number, b: number, c: number, d: number, e: number) => [number, number, number, number];
+export const workflow_mindSegments: (a: number) => [number, number, number, number];
 export const workflow_new: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const workflow_route: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, i: number) => [number, number, number, number];
 export const workflow_scanLimitBytes: (a: number) => number;
