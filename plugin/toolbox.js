@@ -10,7 +10,7 @@ import { nsoTools } from "./nso-tools.js";
 import { projectAgentModes } from "./project-agents.js";
 
 /** What the core needs to know of the project's files to choose the tools. */
-export function projectFacts(root) {
+export function projectFacts(root, config) {
   const hasMarkdown = (folder) => {
     try {
       return fs.readdirSync(path.join(root, folder)).some((n) => n.endsWith(".md"));
@@ -21,6 +21,7 @@ export function projectFacts(root) {
   return {
     statusFiles: fs.existsSync(path.join(root, ".opencode/specs/TODO.md")),
     commandFiles: hasMarkdown(".opencode/command") || hasMarkdown(".opencode/commands"),
+    mindFiles: fs.existsSync(path.join(root, config?.continuity?.dir ?? ".opencode/nso", "mind/observations.jsonl")),
   };
 }
 
@@ -31,11 +32,12 @@ export function projectFacts(root) {
  */
 export function chooseTools(nso, agents = projectAgentModes(nso.root)) {
   if (!nso.state.engine) return { tools: [], hidden: {} };
-  return nso.state.engine.toolbox(projectFacts(nso.root), agents);
+  return nso.state.engine.toolbox(projectFacts(nso.root, nso.state.config), agents);
 }
 
 /** The tool definitions OpenCode registers: the chosen tools, with the core's descriptions. */
 export function toolDefinitions(nso, choice) {
+  if (!choice.tools.length) return {}; // none chosen (NSO not enforcing: maybe no core to ask)
   const bodies = { ...nsoTools(nso), ...claimTools(nso), ...continuityTools(nso) };
   const table = new Map(loadCore().toolTable().map((t) => [t.name, t]));
   return Object.fromEntries(choice.tools.map((name) => [name, { ...bodies[name], description: table.get(name).description }]));

@@ -26,6 +26,8 @@ pub enum Needs {
     Claims,
     /// The decision ledger and handoffs: `continuity.enabled`.
     Continuity,
+    /// Insight: continuity on and Mind has distilled something (its observations exist).
+    Mind,
 }
 
 impl Needs {
@@ -37,12 +39,20 @@ impl Needs {
             Needs::Routing => "routing",
             Needs::Claims => "claims",
             Needs::Continuity => "continuity",
+            Needs::Mind => "mind",
         }
     }
 }
 
 /// The group names, in table order.
-pub const GROUPS: [&str; 5] = ["contracts", "status", "routing", "claims", "continuity"];
+pub const GROUPS: [&str; 6] = [
+    "contracts",
+    "status",
+    "routing",
+    "claims",
+    "continuity",
+    "mind",
+];
 
 /// One of NSO's tools.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
@@ -133,7 +143,7 @@ pub const TOOLBOX: &[ToolEntry] = &[
         "Current decisions (all: with superseded)."),
     tool("nso_handoff", Needs::Continuity, Writes::Nothing, Role::Any,
         "This session's handoff, for a new window."),
-    tool("nso_insight", Needs::Continuity, Writes::Nothing, Role::Any,
+    tool("nso_insight", Needs::Mind, Writes::Nothing, Role::Any,
         "Answers from what earlier sessions learned, with sources."),
 ];
 
@@ -161,6 +171,8 @@ pub struct ProjectFacts {
     pub status_files: bool,
     /// `.opencode/command/*.md` or `.opencode/commands/*.md` exists (language routing).
     pub command_files: bool,
+    /// Mind's observations exist (`<continuity.dir>/mind/observations.jsonl`).
+    pub mind_files: bool,
 }
 
 /// An agent of the host: its name and OpenCode's `mode` (`primary`, `subagent`, `all`).
@@ -225,6 +237,7 @@ fn has_need(config: &Config, facts: &ProjectFacts, needs: Needs) -> bool {
         Needs::Routing => facts.command_files,
         Needs::Claims => config.conductor.mode != "off",
         Needs::Continuity => config.continuity.enabled,
+        Needs::Mind => config.continuity.enabled && facts.mind_files,
     }
 }
 
@@ -340,15 +353,33 @@ mod tests {
                 "nso_claims",
                 "nso_decide",
                 "nso_decisions",
-                "nso_handoff",
-                "nso_insight"
+                "nso_handoff"
             ]
         );
         let facts = ProjectFacts {
             status_files: true,
             command_files: true,
+            mind_files: true,
         };
         assert_eq!(toolbox(&c, None, &facts, &[]).tools, NSO_TOOLS);
+    }
+
+    #[test]
+    fn insight_is_offered_once_mind_has_observations() {
+        let c = config("{}");
+        let mind = ProjectFacts {
+            mind_files: true,
+            ..ProjectFacts::default()
+        };
+        assert!(toolbox(&c, None, &mind, &[]).tools.contains(&"nso_insight"));
+        let off = config(r#"{"continuity":{"enabled":false}}"#);
+        assert!(!toolbox(&off, None, &mind, &[])
+            .tools
+            .contains(&"nso_insight"));
+        let asked = config(r#"{"tools":{"include":["mind"]}}"#);
+        assert!(toolbox(&asked, None, &ProjectFacts::default(), &[])
+            .tools
+            .contains(&"nso_insight"));
     }
 
     #[test]
@@ -373,13 +404,7 @@ mod tests {
         let b = toolbox(&c, None, &ProjectFacts::default(), &agents);
         assert_eq!(
             b.of("build"),
-            [
-                "nso_claim",
-                "nso_decide",
-                "nso_decisions",
-                "nso_handoff",
-                "nso_insight"
-            ]
+            ["nso_claim", "nso_decide", "nso_decisions", "nso_handoff"]
         );
         assert_eq!(b.of("plan"), b.tools);
     }

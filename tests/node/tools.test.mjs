@@ -24,7 +24,9 @@ const contractArgs = { agent: "general", workflow: "build", title: "Login form",
   success_criteria: ["the form renders"], context_files: ["src/app.ts"] };
 
 test("every tool has the core's description and plain JSON Schema arguments", async () => {
-  const { hooks } = await tools({ ".opencode/specs/TODO.md": "# TODO\n", ".opencode/command/research.md": "# /research\n" });
+  const { hooks } = await tools({
+    ".opencode/specs/TODO.md": "# TODO\n", ".opencode/command/research.md": "# /research\n", ".opencode/nso/mind/observations.jsonl": "",
+  });
   assert.deepEqual(Object.keys(hooks.tool).sort(), ["nso_claim", "nso_claims", "nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_insight",
     "nso_release", "nso_report_questions", "nso_report_result", "nso_report_status", "nso_route", "nso_status_set", "nso_task_archive",
     "nso_task_new"]);
@@ -156,7 +158,7 @@ test("nso_route names the agent for a command and a task", async () => {
 
 test("`tools` in .opencode/nso.json adds, leaves out, narrows per agent, or offers none", async () => {
   const some = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { include: ["status"], exclude: ["nso_task_archive", "claims"] } }) });
-  assert.deepEqual(Object.keys(some.hooks.tool).sort(), ["nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_insight", "nso_report_questions",
+  assert.deepEqual(Object.keys(some.hooks.tool).sort(), ["nso_contract", "nso_decide", "nso_decisions", "nso_handoff", "nso_report_questions",
     "nso_report_result", "nso_report_status", "nso_status_set", "nso_task_new"]);
   const narrow = await tools({ ".opencode/nso.json": JSON.stringify({ tools: { perAgent: { build: ["continuity"] } } }) });
   const config = {};
