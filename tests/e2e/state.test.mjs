@@ -3,7 +3,7 @@
 // kind of git repository. With NSO: the session's raw lane stays under 1 MB without reaching
 // its cap, `git status --porcelain` shows exactly what it shows without NSO (nothing of NSO's),
 // and the session's wall time is within 1.2x of the same session without NSO. Each variant runs
-// twice, alternately, and the faster run of each is compared (the machine is shared). Figures
+// three times, alternately, and the faster run of each is compared (the machine is shared). Figures
 // are printed as test diagnostics.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -66,7 +66,7 @@ function laneFigures(dir) {
 
 test("30 ordinary steps through real OpenCode: a small lane, a clean git status, within 1.2x of the time without NSO", { timeout: 1_500_000 }, async (t) => {
   const runs = { without: [], with: [] };
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < 3; round++) {
     runs.without.push(await session(false));
     runs.with.push(await session(true));
   }
