@@ -66,21 +66,21 @@ const id = "build_20261122_login_ab12cd";
 const statusFile = `.opencode/context/active_tasks/${id}/status.md`;
 const mock3 = await startMockModel(sequence([
   { toolCalls: [{ name: "edit", args: { filePath: statusFile, oldString: "- Status: PENDING", newString: "- Status: COMPLETE" } }] },
-  { toolCalls: [{ name: "nso_report_status", args: { task_id: id, status: "IN_PROGRESS", current_step: "writing the login handler",
-    completed: ["read the contract"], remaining: ["write the handler", "test it"], artifacts: [] } }] },
+  // The refusal names the moves @build may make; the model takes one.
+  { toolCalls: [{ name: "edit", args: { filePath: statusFile, oldString: "- Status: PENDING", newString: "- Status: IN_PROGRESS" } }] },
 ]));
 const taskDir = makeProject({ git: true, files: {
   [`.opencode/context/active_tasks/${id}/contract.md`]: `# Task Contract: ${id}\n\n- Agent: build\n\n## Objective\nThe login page.\n`,
   [statusFile]: `# Task Status: ${id}\n\n- Status: PENDING\n`,
 } });
-say("7. Third run: @build edits status.md from PENDING to COMPLETE, then uses nso_report_status");
+say("7. Third run: @build edits status.md from PENDING to COMPLETE, then makes a move the refusal names (IN_PROGRESS)");
 const run3 = await runOpencode({ projectDir: taskDir, prompt: "Work on the login task", mock: mock3, plugins: [PLUGIN] });
 await mock3.close();
 const results3 = toolResults(mock3.requests.filter((r) => !r.isTitle).at(-1).body);
 for (const result of results3) console.log(indent(result), "\n");
 const status = fs.readFileSync(path.join(taskDir, statusFile), "utf8");
 console.log(indent(status));
-const ok3 = run3.code === 0 && /legal next states/.test(results3[0] ?? "") && /- Status: IN_PROGRESS/.test(status);
+const ok3 = run3.code === 0 && /You \(@build\) may move it to IN_PROGRESS/.test(results3.join("\n")) && /- Status: IN_PROGRESS/.test(status);
 
 console.log(ok && ok2 && ok3
   ? "\nDemo OK: NSO loaded, initialised the session, refused the write outside the project and @plan's bash write into src/, and held a task's status to its state machine."
