@@ -68,18 +68,21 @@ test("nso_report_result refuses a phantom deliverable, then accepts the real one
   const id = "build_20261122_login_ab12cd";
   const folder = `.opencode/context/active_tasks/${id}`;
   const projectDir = makeProject({ git: true, files: {
-    [`${folder}/contract.md`]: `# Task Contract: ${id}\n\n- Agent: build\n- Workflow: build\n\n## Objective\nWrite src/login.ts.\n`,
+    [`${folder}/contract.md`]: `# Task Contract: ${id}\n\n- Agent: general\n- Workflow: build\n\n## Objective\nWrite src/login.ts.\n`,
     [`${folder}/status.md`]: `# Task Status: ${id}\n\n- Status: IN_PROGRESS\n`,
   } });
   const report = { name: "nso_report_result", args: { task_id: id, status: "COMPLETE", deliverables: ["src/login.ts"], notes: "Login handler written." } };
+  // The report tools are a subagent's: @build delegates the task to @general, which reports.
   const { calls } = await run([
+    { toolCalls: [{ name: "task", args: { description: "login", subagent_type: "general", prompt: `Task ${id}: write src/login.ts` } }] },
     { toolCalls: [report] },
     { toolCalls: [{ name: "write", args: { filePath: "src/login.ts", content: "export const login = () => true;\n" } }] },
     { toolCalls: [report] },
     { text: "done" },
+    { text: "done" },
   ], { projectDir, agent: "build" });
-  const results = toolResults(calls.at(-1).body);
-  assert.match(results[0], /NSO nso_report_result refused for @build: the deliverables are not all there: src\/login\.ts does not exist/);
+  const results = toolResults(calls.at(-2).body);
+  assert.match(results[0], /NSO nso_report_result refused for @general: the deliverables are not all there: src\/login\.ts does not exist/);
   assert.match(results[2], /Wrote .*result\.md: COMPLETE, 1 deliverable/);
   const result = JSON.parse(workflow.parseTaskFile("result", fs.readFileSync(path.join(projectDir, folder, "result.md"), "utf8")));
   assert.equal(result.status, "COMPLETE");
