@@ -8,9 +8,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { acquireLock } from "../lock.js";
+import { readText } from "../files.js";
 import { makeStateDir } from "../state-dirs.js";
 import { loadWorkflowCore } from "../core-loader.js";
-import { FILES, appendRecords, readCheckpoint, readText, revisions, writeCheckpoint } from "./store.js";
+import { FILES, appendRecords, readCheckpoint, revisions, writeCheckpoint } from "./store.js";
 
 /** Most skipped lines named in a report (the rest are counted). */
 const MAX_NAMED = 20;
@@ -23,6 +24,8 @@ export function createMind({ root, dir, wf, ledgerFile }) {
   const home = () => path.join(dir(), "mind");
   const file = (name) => path.join(home(), FILES[name]);
   const lanesDir = () => path.join(dir(), "transcripts");
+  /** One of Mind's files (`FILES`), "" before it exists. */
+  const read = (name) => readText(file(name)) ?? "";
 
   /** Runs `fn` holding Mind's lock. */
   async function locked(fn) {
@@ -57,7 +60,7 @@ export function createMind({ root, dir, wf, ledgerFile }) {
         for (const name of ["observations", "reflections", "checkpoint"]) fs.rmSync(file(name), { force: true });
       }
       const checkpoint = readCheckpoint(file("checkpoint"));
-      const known = revisions(readText(file("observations")));
+      const known = revisions(read("observations"));
       const report = { lanes: 0, read: 0, unchanged: 0, appended: 0, superseded: 0, sessions: 0, events: 0, reflections: 0, skipped: [], skippedLines: 0 };
       const sources = [...laneFiles().map((f) => ({ f, export: false })), ...exports.map((f) => ({ f: path.resolve(f), export: true }))];
       for (const { f, export: isExport } of sources) {
@@ -102,8 +105,8 @@ export function createMind({ root, dir, wf, ledgerFile }) {
 
   /** Appends the reflections that are new or changed; returns how many. */
   function reflect(lock) {
-    const list = JSON.parse(wf((w) => w.mindReflect(readText(file("observations")), readText(file("moves")))));
-    const known = revisions(readText(file("reflections")));
+    const list = JSON.parse(wf((w) => w.mindReflect(read("observations"), read("moves"))));
+    const known = revisions(read("reflections"));
     const fresh = list.filter((r) => known[r.id] !== r.rev).map((r) => (known[r.id] ? { ...r, supersedes: `${r.id}@${known[r.id]}` } : r));
     lock.assertHeld();
     appendRecords(file("reflections"), fresh);
@@ -117,7 +120,7 @@ export function createMind({ root, dir, wf, ledgerFile }) {
       throw Object.assign(new Error(`there is no segment "${segment}".`), { code: "mind_segment", fix: `use one of: ${segments.join(", ")} (segments are configured in continuity.mind.segments).` });
     }
     return locked(async (lock) => {
-      const ids = { ...revisions(readText(file("observations"))), ...revisions(readText(file("reflections"))) };
+      const ids = { ...revisions(read("observations")), ...revisions(read("reflections")) };
       if (!(id in ids)) throw Object.assign(new Error(`there is no artifact "${id}".`), { code: "mind_unknown", fix: "copy an id from `nso insight --refs` or `nso mind status --json`." });
       lock.assertHeld();
       appendRecords(file("moves"), [{ id, segment }]);
@@ -143,7 +146,7 @@ export function createMind({ root, dir, wf, ledgerFile }) {
     } catch {
       // no ledger yet
     }
-    return { observations: readText(file("observations")), reflections: readText(file("reflections")), moves: readText(file("moves")), ledger, handoffs };
+    return { observations: read("observations"), reflections: read("reflections"), moves: read("moves"), ledger, handoffs };
   }
 
   /** An index over the artifacts as they are now (the caller frees it with `free()`). */
@@ -164,7 +167,7 @@ export function createMind({ root, dir, wf, ledgerFile }) {
   /** Lines for the handoff of a session with `digest` (its segments and tasks), at most `limit`. */
   function handoffLines(digest, limit) {
     if (!fs.existsSync(file("observations"))) return [];
-    const text = readText(file("observations"));
+    const text = read("observations");
     const mine = text.split("\n").filter((l) => digest?.session && l.includes(`"session":${JSON.stringify(digest.session)}`));
     const segments = new Set();
     for (const l of mine) {
@@ -186,15 +189,15 @@ export function createMind({ root, dir, wf, ledgerFile }) {
 
   /** Counts of the artifacts: by kind and segment, lanes read, the last ingestion's skipped lines. */
   function status() {
-    const obs = Object.values(latest(readText(file("observations"))));
-    const refl = Object.values(latest(readText(file("reflections"))));
+    const obs = Object.values(latest(read("observations")));
+    const refl = Object.values(latest(read("reflections")));
     const count = (list, key) => list.reduce((m, o) => ((m[key(o)] = (m[key(o)] ?? 0) + 1), m), {});
     const checkpoint = readCheckpoint(file("checkpoint"));
     return {
       folder: home(), observations: obs.length, reflections: refl.length,
       byKind: count(obs, (o) => o.kind), bySegment: count(obs, (o) => o.place?.segment ?? "?"),
       lanes: Object.keys(checkpoint.lanes).length, skippedLines: Object.values(checkpoint.lanes).reduce((n, l) => n + (l.skipped ?? 0), 0),
-      moves: readText(file("moves")).split("\n").filter(Boolean).length,
+      moves: read("moves").split("\n").filter(Boolean).length,
     };
   }
 

@@ -7,16 +7,6 @@ import { replaceFile } from "../atomic-file.js";
 
 export const FILES = { observations: "observations.jsonl", reflections: "reflections.jsonl", moves: "moves.jsonl", checkpoint: "checkpoint.json" };
 
-/** The text of `file`, or "" when it does not exist. */
-export function readText(file) {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch (error) {
-    if (error.code === "ENOENT") return "";
-    throw error;
-  }
-}
-
 /**
  * Appends JSON records to `file`, one a line, in one write. A last line left without its end
  * by an interrupted append is cut off first: it is derived again, since the checkpoint was not
