@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const { realPathInfo } = await import(pathToFileURL(path.join(here, "../plugin/files.js")).href);
+const { realPathInfo } = await import(pathToFileURL(path.join(here, "../plugin/decision/files.js")).href);
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
 const ROUNDS = Number(process.env.NSO_BENCH_ROUNDS ?? 50000);
 

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { closeStores, openStore } from "../plugin/conductor/stores.js";
 import { loadCore } from "../plugin/core-loader.js";
 import { canonicalClaim, escapeGlob } from "../plugin/conductor/paths.js";
-import { realPath } from "../plugin/files.js";
+import { realPath } from "../plugin/decision/files.js";
 import { pidExists, processStartToken } from "../plugin/conductor/liveness.js";
 import { clip } from "../plugin/text.js";
 

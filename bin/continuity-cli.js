@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadWorkflowCore } from "../plugin/core-loader.js";
 import { createNso } from "../plugin/nso.js";
-import { projectAgents } from "../plugin/project-agents.js";
+import { projectAgents } from "../plugin/decision/project-agents.js";
 import { safeName } from "../plugin/continuity/lane.js";
 import { replaceFile } from "../plugin/atomic-file.js";
 import { t0Record } from "../plugin/continuity/transcripts.js";

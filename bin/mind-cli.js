@@ -1,7 +1,7 @@
 // `nso mind ingest|status|move|rebuild` and `nso insight`: the project's Mind from the
 // command line, over the same instance (plugin/nso.js) and core as the plugin.
 import { createNso } from "../plugin/nso.js";
-import { projectAgents } from "../plugin/project-agents.js";
+import { projectAgents } from "../plugin/decision/project-agents.js";
 
 export const MIND_COMMANDS = ["mind", "insight"];
 

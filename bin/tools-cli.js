@@ -1,8 +1,8 @@
 // `nso tools`: which of NSO's tools each agent of the project gets, and what they cost the
-// model on every request (the core chooses them: crate/src/toolbox.rs).
+// model on every request (the core chooses them: crate/decision/src/toolbox.rs).
 import path from "node:path";
 import { createNso } from "../plugin/nso.js";
-import { projectAgentModes } from "../plugin/project-agents.js";
+import { projectAgentModes } from "../plugin/decision/project-agents.js";
 import { chooseTools, toolDefinitions } from "../plugin/toolbox.js";
 
 export const TOOLS_USAGE = "  nso tools [--agent NAME] [--json] [--dir DIR]";

@@ -93,7 +93,7 @@ export function classify(tool: string, args_json: string): string;
 
 /**
  * A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
- * `{tool, args, subagentType}` (see [`crate::hosts::claude_code`]). Never throws: input that
+ * `{tool, args, subagentType}` (see [`nso_decision::hosts::claude_code`]). Never throws: input that
  * is not JSON is taken as no input.
  */
 export function claudeToolCall(name: string, input_json: string): string;
@@ -116,11 +116,14 @@ export function conductorCovers(patterns_json: string, path: string): boolean;
  */
 export function conductorIntersects(a: string, b: string): boolean;
 
+export function isReadTool(tool: string): boolean;
+
 /**
  * Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
  * enforce its rules, and claimed by the Conductor when it runs).
+ * What agents read while NSO cannot enforce its rules (`problem`: why; `fix`: what to do).
  */
-export function isReadTool(tool: string): boolean;
+export function notEnforcingText(problem: string, fix: string): string;
 
 /**
  * The marker that stands for a text too large to check (`bytes`: its size), for a host that

@@ -359,7 +359,7 @@ exports.classify = classify;
 
 /**
  * A Claude Code tool call (`tool_name`, `tool_input` as JSON) in the engine's form, as JSON
- * `{tool, args, subagentType}` (see [`crate::hosts::claude_code`]). Never throws: input that
+ * `{tool, args, subagentType}` (see [`nso_decision::hosts::claude_code`]). Never throws: input that
  * is not JSON is taken as no input.
  * @param {string} name
  * @param {string} input_json
@@ -464,8 +464,6 @@ function conductorIntersects(a, b) {
 exports.conductorIntersects = conductorIntersects;
 
 /**
- * Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
- * enforce its rules, and claimed by the Conductor when it runs).
  * @param {string} tool
  * @returns {boolean}
  */
@@ -476,6 +474,39 @@ function isReadTool(tool) {
     return ret !== 0;
 }
 exports.isReadTool = isReadTool;
+
+/**
+ * Whether `tool` only reads (every other tool is write-class: refused while NSO cannot
+ * enforce its rules, and claimed by the Conductor when it runs).
+ * What agents read while NSO cannot enforce its rules (`problem`: why; `fix`: what to do).
+ * @param {string} problem
+ * @param {string} fix
+ * @returns {string}
+ */
+function notEnforcingText(problem, fix) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(problem, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passStringToWasm0(fix, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.notEnforcingText(ptr0, len0, ptr1, len1);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+exports.notEnforcingText = notEnforcingText;
 
 /**
  * The marker that stands for a text too large to check (`bytes`: its size), for a host that
@@ -757,11 +788,11 @@ function __wbg_get_imports() {
         __wbg_prototypesetcall_13162965d1fe7aa3: function(arg0, arg1, arg2) {
             Uint8Array.prototype.set.call(getArrayU8FromWasm0(arg0, arg1), arg2);
         },
-        __wbg_read_c0e924fc7cf412e8: function() { return handleError(function (arg0, arg1, arg2, arg3) {
+        __wbg_read_5de9f93ea4802270: function() { return handleError(function (arg0, arg1, arg2, arg3) {
             const ret = arg0.read(getStringFromWasm0(arg1, arg2), arg3);
             return ret;
         }, arguments); },
-        __wbg_realPath_67a52fac412c4242: function() { return handleError(function (arg0, arg1, arg2) {
+        __wbg_realPath_52ebe99c1bafc316: function() { return handleError(function (arg0, arg1, arg2) {
             const ret = arg0.realPath(getStringFromWasm0(arg1, arg2));
             return ret;
         }, arguments); },

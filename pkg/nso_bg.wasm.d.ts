@@ -9,6 +9,7 @@ export const conductorApply: (a: number, b: number) => [number, number];
 export const conductorCovers: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const conductorIntersects: (a: number, b: number, c: number, d: number) => number;
 export const isReadTool: (a: number, b: number) => number;
+export const notEnforcingText: (a: number, b: number, c: number, d: number) => [number, number];
 export const nso_aliveLine: (a: number, b: number, c: number, d: number, e: number) => [number, number];
 export const nso_config: (a: number) => [number, number, number];
 export const nso_decideCall: (a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: any, i: any, j: number) => [number, number, number];

@@ -2,7 +2,7 @@
 /* eslint-disable */
 
 /**
- * The artifacts of a project, indexed for questions (see `crate::mind::insight`).
+ * The artifacts of a project, indexed for questions (see `nso_workflow::mind::insight`).
  */
 export class MindIndex {
     free(): void;

@@ -1,7 +1,7 @@
 /* @ts-self-types="./nso_workflow.d.ts" */
 
 /**
- * The artifacts of a project, indexed for questions (see `crate::mind::insight`).
+ * The artifacts of a project, indexed for questions (see `nso_workflow::mind::insight`).
  */
 class MindIndex {
     __destroy_into_raw() {

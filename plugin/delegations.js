@@ -1,8 +1,8 @@
 // Delegations (the `task` tool): depth and cycle limits before a subagent starts; after it
 // returns, its duration, and verdicts on its JSON return and on its task folder.
 import path from "node:path";
-import { blockError } from "./decision.js";
-import { fileFacts, readText } from "./files.js";
+import { blockError } from "./decision/call.js";
+import { fileFacts, readText } from "./decision/files.js";
 import { stamp } from "./logs.js";
 
 const TASK_ID = /\b[a-z]+_\d{8}_[a-z0-9-]+_[a-z0-9]{6}\b/i;

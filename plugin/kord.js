@@ -1,14 +1,14 @@
 // Kord's workflow contracts at the hooks: the shell half. It reads the squads
 // (.opencode/squads/*/SQUAD.yaml), the plan and story a decision needs and the orchestrator's
 // state, takes the lock, and writes what the core's verdict says (the state, a failure
-// report, a story marked BLOCKED). Every decision is the workflow package's (crate/src/kord).
+// report, a story marked BLOCKED). Every decision is the workflow package's (crate/workflow/src/kord).
 import fs from "node:fs";
 import path from "node:path";
 import { replaceFile } from "./atomic-file.js";
 import { acquireLock } from "./lock.js";
 import { makeStateDir } from "./state-dirs.js";
-import { blockError } from "./decision.js";
-import { readText } from "./files.js";
+import { blockError } from "./decision/call.js";
+import { readText } from "./decision/files.js";
 import { stamp } from "./logs.js";
 
 export const SQUADS_DIR = ".opencode/squads";

@@ -6,6 +6,6 @@ import { NsoPlugin } from "./hosts/opencode.js";
 export { NsoPlugin } from "./hosts/opencode.js";
 export { createNso } from "./nso.js";
 export { loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "./core-loader.js";
-export { DISK_FACTS, projectRoot, realPath, realPathInfo } from "./files.js";
+export { DISK_FACTS, projectRoot, realPath, realPathInfo } from "./decision/files.js";
 
 export default { id: "nso", server: NsoPlugin };

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { syncDir, tempBeside, writeDurable } from "./atomic-file.js";
-import { realPathInfo } from "./files.js";
+import { realPathInfo } from "./decision/files.js";
 import { nsoError } from "./errors.js";
 import { acquireLock, breakIfOwnerDead } from "./lock.js";
 import { makeStateDir } from "./state-dirs.js";

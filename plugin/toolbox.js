@@ -1,5 +1,5 @@
 // Which of NSO's tools OpenCode registers, and which each agent sees. The core decides
-// (crate/src/toolbox.rs: the one table of the tools, their descriptions, what each needs);
+// (crate/decision/src/toolbox.rs: the one table of the tools, their descriptions, what each needs);
 // this file only reads the facts it asks for, picks the tool bodies and tells OpenCode.
 import fs from "node:fs";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { claimTools } from "./claim-tools.js";
 import { continuityTools } from "./continuity-tools.js";
 import { loadCore } from "./core-loader.js";
 import { nsoTools } from "./nso-tools.js";
-import { projectAgentModes } from "./project-agents.js";
+import { projectAgentModes } from "./decision/project-agents.js";
 
 /** What the core needs to know of the project's files to choose the tools. */
 export function projectFacts(root, config) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates pkg/ from crate/: wasm-pack (target nodejs: loads in Node 20 and OpenCode's Bun),
+# Regenerates pkg/ from the wasm binding crates (crate/wasm, crate/wasm-workflow): wasm-pack (target nodejs: loads in Node 20 and OpenCode's Bun),
 # then wasm-opt -O3 from the npm binaryen package (speed: see Cargo.toml). Reproducible: source paths are remapped,
 # so clones at different paths produce byte-identical output.
 set -euo pipefail
@@ -21,13 +21,12 @@ wasm_opt() {
     --enable-reference-types --enable-multivalue --enable-sign-ext "$1" -o "$1"
 }
 # The main package: what every tool call needs, loaded at startup.
-wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$root/pkg" --out-name nso
+wasm-pack --quiet build crate/wasm --release --target nodejs --no-opt --out-dir "$root/pkg" --out-name nso
 wasm_opt pkg/nso_bg.wasm
-# The workflow package (routing, contracts, delegations), loaded lazily by the shim.
+# The workflow package (routing, contracts, status, continuity, Mind, Kord), loaded lazily.
 wf=$(mktemp -d)
 trap 'rm -rf "$wf"' EXIT
-wasm-pack --quiet build crate --release --target nodejs --no-opt --out-dir "$wf" --out-name nso_workflow \
-  -- --features workflow
+wasm-pack --quiet build crate/wasm-workflow --release --target nodejs --no-opt --out-dir "$wf" --out-name nso_workflow
 cp "$wf"/nso_workflow.js "$wf"/nso_workflow.d.ts "$wf"/nso_workflow_bg.wasm "$wf"/nso_workflow_bg.wasm.d.ts pkg/
 wasm_opt pkg/nso_workflow_bg.wasm
 rm -f pkg/.gitignore pkg/README.md

@@ -11,7 +11,7 @@ import { chainLine, planHook } from "./git-hook.js";
 import { InitError, readIfExists } from "./json-file.js";
 import { didYouMean } from "../conventions.js";
 import { presetNames } from "./rights.js";
-import { OPENCODE_AGENTS } from "../../plugin/project-agents.js";
+import { OPENCODE_AGENTS } from "../../plugin/decision/project-agents.js";
 import { CONFIG_FILE, NSO_JS, PACKAGE_ROOT, SETTINGS_FILE, policyOf, projectRoot } from "./project.js";
 import { enforce, initOpencode } from "./setup-opencode.js";
 import { git, workTreeOf } from "./staged.js";

@@ -1,7 +1,7 @@
 // `nso guard pre-commit`: what the git hook `nso init git` installs runs. A backstop that does
 // not depend on the host's hooks firing (Claude Code's PreToolUse is reported to miss some
 // subagent calls): every staged change is decided again, through the plugin's own decision
-// path (plugin/decision.js: bounds, lookups, engine `decide`), as the committer, with HEAD as
+// path (plugin/decision/call.js: bounds, lookups, engine `decide`), as the committer, with HEAD as
 // the files' current state; and no staged path may be claimed by another live Conductor
 // instance. A refusal exits 1, which makes git refuse the commit.
 import { execFileSync } from "node:child_process";
@@ -13,9 +13,9 @@ import { resolveHome, STATUS_FILE } from "../../plugin/conductor/home.js";
 import { procStat, processStartToken } from "../../plugin/conductor/liveness.js";
 import { runConductor } from "../../plugin/conductor/store.js";
 import { loadCore } from "../../plugin/core-loader.js";
-import { decideCall, notEnforcingText } from "../../plugin/decision.js";
+import { decideCall, notEnforcingText } from "../../plugin/decision/call.js";
 import { coreError } from "../../plugin/errors.js";
-import { realPathInfo } from "../../plugin/files.js";
+import { realPathInfo } from "../../plugin/decision/files.js";
 import * as logFiles from "../../plugin/logs.js";
 import { stateFolders } from "../../plugin/start-checks.js";
 import { stateFolderTest } from "../../plugin/state-dirs.js";

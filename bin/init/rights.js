@@ -3,8 +3,8 @@
 // plugin, enforcing), so the table is the policy's own answer, never a copy of it in JS.
 import fs from "node:fs";
 import { loadCore } from "../../plugin/core-loader.js";
-import { DISK_FACTS } from "../../plugin/files.js";
-import { projectAgents } from "../../plugin/project-agents.js";
+import { DISK_FACTS } from "../../plugin/decision/files.js";
+import { projectAgents } from "../../plugin/decision/project-agents.js";
 
 /** Typical writes and commands, decided for each agent. */
 export const WRITES = ["src/app.ts", "tests/app.test.ts", "docs/guide.md", ".opencode/plans/plan.md", ".opencode/nso.json"];

@@ -1,6 +1,6 @@
 // What a completed tool call changed, for the replay's virtual files: the new content of every
 // file a `write`, `edit`, `multiedit` or `apply_patch` call touched, computed as the core computes
-// it (crate/src/authority/content.rs: an empty `oldString` gives the whole new text, else the
+// it (crate/decision/src/authority/content.rs: an empty `oldString` gives the whole new text, else the
 // first or every occurrence is replaced), with the recording's own diff as the fallback when the
 // exact text does not occur (OpenCode and Claude Code also match with normalised whitespace).
 import path from "node:path";

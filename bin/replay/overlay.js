@@ -6,9 +6,9 @@
 // A recording names paths where it ran (its root, e.g. /tmp/run/project); the replay reads the
 // project at `diskRoot`. Requests keep the recording's paths (the engine's messages are the
 // ones the agent read), and every lookup maps them onto the disk and back: the recording's root
-// is mounted at `diskRoot`. The overlay answers the core's facts in place of plugin/files.js
+// is mounted at `diskRoot`. The overlay answers the core's facts in place of plugin/decision/files.js
 // (`DISK_FACTS`: `realPath` and `read`).
-import { readForDecision, realPathInfo } from "../../plugin/files.js";
+import { readForDecision, realPathInfo } from "../../plugin/decision/files.js";
 
 const under = (p, root) => p === root || p.startsWith(root.endsWith("/") ? root : `${root}/`);
 const move = (p, from, to) => (from === to || !under(p, from) ? p : to === "/" ? p.slice(from.length) || "/" : from === "/" ? `${to}${p}` : `${to}${p.slice(from.length)}`);
@@ -21,7 +21,7 @@ export function createOverlay(diskRoot) {
 
   /**
    * The facts of a session recorded at `recordedRoot` (undefined: at `diskRoot`): `realPath`
-   * and `read`, as the core asks them (plugin/files.js `DISK_FACTS`), plus `write` for the
+   * and `read`, as the core asks them (plugin/decision/files.js `DISK_FACTS`), plus `write` for the
    * replay.
    */
   function lookupsFor(recordedRoot) {

@@ -1,5 +1,5 @@
 // Applying the patches a recorded session made, for the replay's virtual files: OpenCode's
-// `apply_patch` text (the same reading as the core's crate/src/authority/patch.rs, so the
+// `apply_patch` text (the same reading as the core's crate/decision/src/authority/patch.rs, so the
 // replay's files hold what the engine computes) and unified diffs (OpenCode's recorded edit
 // diff, Claude Code's `structuredPatch`), used when an edit's `oldString` does not occur exactly.
 

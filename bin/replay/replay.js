@@ -1,10 +1,10 @@
 // Deciding a recorded session's calls again, in order, as the agents that made them: through the
-// plugin's own decision path (plugin/decision.js `decideCall`: the same bounds, facts and
+// plugin's own decision path (plugin/decision/call.js `decideCall`: the same bounds, facts and
 // engine, so the same repeat counting per session), with the virtual files of overlay.js
 // answering the facts, and each allowed, completed call's changes laid over them before the
 // next call.
 import { isTrap, loadCore, loadWorkflowCore, reloadCore, reloadWorkflowCore } from "../../plugin/core-loader.js";
-import { decideCall, isReadTool } from "../../plugin/decision.js";
+import { decideCall, isReadTool } from "../../plugin/decision/call.js";
 import { CONTENT_TOOLS, callEffects } from "./effects.js";
 import { createOverlay } from "./overlay.js";
 

@@ -1,30 +1,21 @@
-//! NSO core: the decisions behind the NSO governance plugin for OpenCode.
+//! NSO core: the decisions behind the NSO governance plugin for OpenCode, as one crate for the
+//! tests, benchmarks and tools that span its parts. The parts are their own crates, along the
+//! seams of the design:
 //!
-//! Pure logic: text and structures in, decisions out. No file, clock or process I/O happens
-//! here; the JS shim (`plugin/nso-plugin.js`) does that and calls in through one thin
-//! boundary per wasm package ([`boundary`], compiled only for wasm targets). The modules are
-//! the capabilities: [`authority`] (who may do what, with [`shell`] reading bash commands),
-//! [`routing`], [`contracts`] (task contracts and delegations), [`status`] (status machines and
-//! the atomic TODO.md/state.json sync), [`session`] (session start), over [`config`] and
-//! [`documents`] (Markdown and frontmatter). [`conductor`] coordinates several agent
-//! instances through claims on files in a shared state (seed 003).
+//! - `nso-text` (`crate/text`): Markdown, frontmatter, hashing.
+//! - `nso-decision` (`crate/decision`): the decision of a tool call: authority, shell
+//!   analysis, host tool mapping, the table of NSO's tools.
+//! - `nso-conductor` (`crate/conductor`): claims across agent instances.
+//! - `nso-workflow` (`crate/workflow`): configuration, routing, contracts, status machines,
+//!   continuity, Mind, Kord.
+//! - `nso-wasm` and `nso-wasm-workflow` (`crate/wasm*`): the thin wasm boundaries of the two
+//!   packages in `pkg/`; no decisions there.
+//!
+//! Pure logic throughout: no file, clock or process I/O happens in the core.
 
-pub mod authority;
-pub mod boundary;
-pub mod conductor;
-pub mod config;
-pub mod continuity;
-pub mod contracts;
-pub mod documents;
-pub mod hashing;
-pub mod hosts;
-pub mod kord;
-pub mod mind;
-pub mod routing;
-pub mod session;
-pub mod shell;
-pub mod status;
-pub mod toolbox;
-
-/// The version of this core, as shown in logs and the init marker.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use nso_conductor as conductor;
+pub use nso_decision::{authority, hosts, shell};
+pub use nso_text::{documents, hashing};
+pub use nso_workflow::{
+    config, continuity, contracts, kord, mind, routing, session, status, toolbox, VERSION,
+};

@@ -194,7 +194,7 @@ fn instance_line(i: &Instance) -> String {
             ("project", Field::Text(i.project.clone())),
             ("root", Field::Text(i.root.clone())),
             ("serverUrl", Field::Null),
-            ("nso", Field::Text(nso::VERSION.to_string())),
+            ("nso", Field::Text(nso_workflow::VERSION.to_string())),
         ],
     )
 }

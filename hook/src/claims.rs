@@ -4,7 +4,7 @@
 //! store's state file is read, never written; anything unusual means "not known to be held",
 //! and the call goes to the Node adapter, which claims.
 
-use nso::config::Config;
+use nso_workflow::config::Config;
 use serde_json::Value;
 
 use crate::activity;
@@ -65,7 +65,7 @@ pub fn held(
         .collect();
     let covered = targets.iter().all(|(rel, below)| {
         let pattern = target_pattern(root, rel, *below, real);
-        nso::conductor::covers(&claimed, &pattern)
+        nso_conductor::covers(&claimed, &pattern)
     });
     covered
 }

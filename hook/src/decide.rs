@@ -3,7 +3,7 @@
 //! facts, and the outcome. Nothing is written here: the caller acts on the [`Outcome`], so a
 //! call handed to the Node adapter leaves no trace of this attempt.
 
-use nso::authority::{is_read_tool, CallAnswer, Verdict};
+use nso_decision::authority::{is_read_tool, CallAnswer, Verdict};
 use serde_json::Value;
 
 use crate::claims;
@@ -128,7 +128,7 @@ fn for_agent(agent: Option<&str>) -> String {
 pub fn decide(loaded: &mut Loaded, call: &mut Call, time: &str) -> Outcome {
     let content_bytes = loaded.config.limits.content_bytes;
     let mut real = RealPaths::default();
-    let engine_call = nso::authority::Call {
+    let engine_call = nso_decision::authority::Call {
         session_id: call.session.clone(),
         agent: call.agent.clone(),
         delegated_by: call.delegated_by.clone(),

@@ -19,7 +19,7 @@ pub fn stamp() -> String {
 }
 
 /// `ms` milliseconds after the epoch in `toISOString` form (the core's clock helper).
-pub use nso::conductor::clock::iso_millis;
+pub use nso_conductor::clock::iso_millis;
 
 /// The first line of the `.gitignore` in NSO's state folders (plugin/state-dirs.js).
 pub const STATE_MARK: &str = "# NSO runtime state: never committed (see docs/state.md)";
@@ -94,12 +94,12 @@ impl Logs {
 }
 
 /// The `audit.jsonl` line of a call audit mode let through: the core's record, after the time.
-pub fn audit_line(time: &str, record: &nso::authority::AuditRecord) -> String {
+pub fn audit_line(time: &str, record: &nso_decision::authority::AuditRecord) -> String {
     #[derive(serde::Serialize)]
     struct Line<'a> {
         t: &'a str,
         #[serde(flatten)]
-        record: &'a nso::authority::AuditRecord,
+        record: &'a nso_decision::authority::AuditRecord,
     }
     serde_json::to_string(&Line { t: time, record }).unwrap_or_default()
 }

@@ -1,11 +1,11 @@
 //! The file system as NSO's decisions see it, answered to the core (`authority::Facts`)
-//! exactly as the plugin answers it (plugin/files.js): lexical path resolution (Node's
+//! exactly as the plugin answers it (plugin/decision/files.js): lexical path resolution (Node's
 //! `path.resolve`), real locations behind symlinks, bounded reads of current contents.
 
 use std::collections::HashMap;
 use std::io;
 
-use nso::authority::FileText;
+use nso_decision::authority::FileText;
 
 /// Node's `path.resolve(base, p)` on POSIX: `p` taken from `base` unless absolute, `.` and
 /// `..` applied lexically (no symlinks followed), no trailing slash.
@@ -108,7 +108,7 @@ impl RealPaths {
     }
 }
 
-impl nso::authority::Facts for RealPaths {
+impl nso_decision::authority::Facts for RealPaths {
     fn real_path(&mut self, abs: &str) -> Result<(String, bool), String> {
         Ok(self.info(abs))
     }
@@ -123,7 +123,7 @@ impl nso::authority::Facts for RealPaths {
     }
 }
 
-/// A file's current content for a content check (plugin/files.js `readForDecision`):
+/// A file's current content for a content check (plugin/decision/files.js `readForDecision`):
 /// `Ok(None)` when it does not exist, `Err(Oversized(size))` past `limit`, an I/O error
 /// other than "not found" as [`Read::Failed`].
 pub fn read_bounded(file: &str, limit: u64) -> Result<Option<String>, Read> {

@@ -161,8 +161,10 @@ pub fn pre_tool_use(hook: &Value) -> Result<Native, Hand> {
     };
     let tool_name = text("tool_name").unwrap_or("");
     let empty = Value::Null;
-    let mapped =
-        nso::hosts::claude_code::tool_call(tool_name, hook.get("tool_input").unwrap_or(&empty));
+    let mapped = nso_decision::hosts::claude_code::tool_call(
+        tool_name,
+        hook.get("tool_input").unwrap_or(&empty),
+    );
     let _ = crate::DECIDING.set((tool_name_text(hook), decide::writes(&mapped.tool)));
     // Tests check the panic hook's answer (as the wasm build has `trapForTest`).
     if std::env::var_os("NSO_HOOK_TEST_PANIC").is_some() {
@@ -179,7 +181,7 @@ pub fn pre_tool_use(hook: &Value) -> Result<Native, Hand> {
         .and_then(|d| d.to_str().map(str::to_string))
         .unwrap_or_else(|| "/".to_string());
     // The adapter: an absolute `cwd`, else the process's; the project is
-    // $CLAUDE_PROJECT_DIR, else git's root of `cwd`, else `cwd` (plugin/files.js projectRoot).
+    // $CLAUDE_PROJECT_DIR, else git's root of `cwd`, else `cwd` (plugin/decision/files.js projectRoot).
     let cwd = text("cwd")
         .filter(|c| c.starts_with('/'))
         .unwrap_or(&process_dir)
@@ -227,7 +229,7 @@ pub fn pre_tool_use(hook: &Value) -> Result<Native, Hand> {
         name: activity::feed_name(hook.get("session_id").and_then(Value::as_str)),
         call_id: text("tool_use_id")
             .map_or_else(|| format!("claude-{}", activity::now_ms()), str::to_string),
-        target: nso::authority::call_target(&mapped.args).map(str::to_string),
+        target: nso_decision::authority::call_target(&mapped.args).map(str::to_string),
         instance: activity::Instance {
             project: activity::project_name(&root),
             root: root.clone(),
@@ -313,7 +315,7 @@ pub fn tool_name_text(hook: &Value) -> String {
 
 /// Who makes the call (plugin/hosts/claude-code.js `callerOf`): inside a subagent (an
 /// `agent_type` or an `agent_id`) its type, through `claudeCode.agents`; else the main agent.
-fn caller(hook: &Value, config: Option<&nso::config::Config>) -> Option<String> {
+fn caller(hook: &Value, config: Option<&nso_workflow::config::Config>) -> Option<String> {
     let text = |key: &str| {
         hook.get(key)
             .and_then(Value::as_str)

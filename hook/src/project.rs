@@ -1,18 +1,18 @@
 //! One project's NSO: its config and compiled policy, built exactly as the wasm boundary's
-//! `Nso::new` builds them (crate/src/boundary/wasm.rs) and checked as the plugin's `load()`
+//! `Nso::new` builds them (crate/wasm/src/lib.rs) and checked as the plugin's `load()`
 //! checks them (plugin/nso.js), or why NSO is not enforcing (fail closed).
 
 use std::cell::OnceCell;
 use std::path::Path;
 use std::rc::Rc;
 
-use nso::authority::{self, Engine, StatusAnswer, StatusOracle, StatusQuery};
-use nso::config::{self, Config};
-use nso::status::{self, StatusConfig, StatusConfigError};
+use nso_decision::authority::{self, Engine, StatusAnswer, StatusOracle, StatusQuery};
+use nso_workflow::config::{self, Config};
+use nso_workflow::status::{self, StatusConfig, StatusConfigError};
 
 /// Where the config lives, relative to the project root (plugin/nso.js `CONFIG_FILE`).
 pub const CONFIG_FILE: &str = ".opencode/nso.json";
-/// Where project pre hooks live (plugin/project-hooks.js `HOOK_DIRS.pre`).
+/// Where project pre hooks live (plugin/decision/project-hooks.js `HOOK_DIRS.pre`).
 const PRE_HOOKS: &str = ".opencode/hooks/pre_tool_use";
 /// Git's variables that change where it finds a repository: with one set, git is asked.
 const GIT_ENV: [&str; 4] = [
@@ -34,13 +34,9 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// What agents read while NSO cannot enforce (plugin/decision.js `notEnforcingText`).
+    /// What agents read while NSO cannot enforce (the core's text, as every host shows it).
     pub fn text(&self) -> String {
-        format!(
-            "NSO is not enforcing its rules: {} Until this is fixed, NSO refuses write-class \
-             tools (fail closed); reads still work. Fix: {}",
-            self.message, self.fix
-        )
+        authority::not_enforcing(&self.message, &self.fix)
     }
 }
 
@@ -64,7 +60,7 @@ pub fn load(text: Option<&str>) -> Result<Loaded, (Failure, Option<Box<Config>>)
         };
         (failure, None)
     })?;
-    let mut engine = match nso::config::project_engine(&config, CONFIG_FILE) {
+    let mut engine = match nso_workflow::config::project_engine(&config, CONFIG_FILE) {
         Ok(engine) => engine,
         Err(errors) => return Err((policy_failure(&errors), None)),
     };
@@ -193,7 +189,7 @@ pub fn read_config(root: &str) -> Result<Option<String>, ()> {
 }
 
 /// Whether the project has a pre hook script to run: an executable file (or a link to one)
-/// in [`PRE_HOOKS`] (plugin/project-hooks.js `listHookScripts`).
+/// in [`PRE_HOOKS`] (plugin/decision/project-hooks.js `listHookScripts`).
 pub fn has_pre_hooks(root: &str) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let Ok(entries) = std::fs::read_dir(Path::new(root).join(PRE_HOOKS)) else {

@@ -2,7 +2,7 @@
 // repositories with a `src/a.ts` never conflict and a symlinked checkout claims the real files.
 import fs from "node:fs";
 import path from "node:path";
-import { realPathInfo } from "../files.js";
+import { realPathInfo } from "../decision/files.js";
 
 const GLOB_CHARS = /[*?[{]/;
 

@@ -1,6 +1,6 @@
 // The raw lane: each session's events as OpenCode gives them (session info, message infos,
 // parts), appended as JSON lines to `<dir>/transcripts/<session>.raw.jsonl`. The raw lane is
-// the history the T0 transcript is derived from (crate/src/continuity/events.rs reads it).
+// the history the T0 transcript is derived from (crate/workflow/src/continuity/events.rs reads it).
 //
 // Recording must never slow a tool call: an event only replaces the pending record of the
 // same message or part in memory (OpenCode sends a part many times while it grows; the

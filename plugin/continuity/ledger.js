@@ -1,5 +1,5 @@
 // The decision ledger's I/O: one append per decision, under an inter-process lock so two
-// windows never take the same id. The core (crate/src/continuity/ledger.rs) numbers the entry
+// windows never take the same id. The core (crate/workflow/src/continuity/ledger.rs) numbers the entry
 // and gives the exact text to append; the file is never rewritten (NSO's authority engine
 // also refuses every other change of it, to every agent and tool).
 import fs from "node:fs";

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { createNso } from "../nso.js";
-import { isReadTool } from "../decision.js";
+import { isReadTool } from "../decision/call.js";
 import { claudeToolCall } from "./claude-tools.js";
 import { procStat } from "../conductor/liveness.js";
 

@@ -1,7 +1,7 @@
 // Claude Code's tools as NSO's engine knows them: a Claude Code call (`tool_name` and
 // `tool_input` of a PreToolUse hook, or `name` and `input` of a transcript's `tool_use` block)
 // becomes the OpenCode-shaped call the engine already classifies (write, edit, bash, read, ...).
-// The mapping is the core's (crate/src/hosts/claude_code.rs, with its table), so the Claude Code
+// The mapping is the core's (crate/decision/src/hosts/claude_code.rs, with its table), so the Claude Code
 // hook, `nso replay` and the native hook give one verdict for one call.
 import { loadCore } from "../core-loader.js";
 

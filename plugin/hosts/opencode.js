@@ -2,7 +2,7 @@
 // (../nso.js), and works out who is calling from OpenCode's events. Facts about the host it
 // relies on: README "How NSO hooks into OpenCode" and tests/e2e/README.md.
 import { CONFIG_FILE, createNso } from "../nso.js";
-import { projectAgents } from "../project-agents.js";
+import { projectAgents } from "../decision/project-agents.js";
 import { startChecks } from "../start-checks.js";
 import { chooseTools, hideTools, toolDefinitions } from "../toolbox.js";
 

@@ -1,5 +1,5 @@
 // Mind for one project: ingestion of the sessions' raw lanes into observations and
-// reflections (decided by the core, crate/src/mind), hand moves, and Insight's answers.
+// reflections (decided by the core, crate/workflow/src/mind), hand moves, and Insight's answers.
 // Ingestion is incremental: a lane whose size and time are those of the checkpoint is not
 // read again; a grown one is read whole (its records are the latest state of each message),
 // and only new or changed observations are appended. One ingestion at a time per project
@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { acquireLock } from "../lock.js";
-import { readText } from "../files.js";
+import { readText } from "../decision/files.js";
 import { makeStateDir } from "../state-dirs.js";
 import { loadWorkflowCore } from "../core-loader.js";
 import { FILES, appendRecords, readCheckpoint, revisions, writeCheckpoint } from "./store.js";

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
-import { DISK_FACTS } from "../../plugin/files.js";
+import { DISK_FACTS } from "../../plugin/decision/files.js";
 
 const require = createRequire(import.meta.url);
 const core = require("../../pkg/nso.js");

@@ -7,10 +7,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SessionRegistry, delegationChain } from "../../plugin/sessions.js";
 import { latestUserAgent, messageText, realAgent } from "../../plugin/hosts/opencode.js";
-import { blockError, logDecision, notEnforcingText } from "../../plugin/decision.js";
+import { blockError, logDecision, notEnforcingText } from "../../plugin/decision/call.js";
 import { messageSource, routeNote } from "../../plugin/routing.js";
 import { citedTaskId } from "../../plugin/delegations.js";
-import { listHookScripts, runHookScript } from "../../plugin/project-hooks.js";
+import { listHookScripts, runHookScript } from "../../plugin/decision/project-hooks.js";
 import { createLogs } from "../../plugin/logs.js";
 import { makeProject, readIf } from "./helpers.mjs";
 
@@ -43,6 +43,15 @@ test("the shim's modules import each other without cycles, and none is long", ()
     state.set(m, "done");
   };
   for (const m of graph.keys()) visit(m, []);
+  // The decision path (plugin/decision/) stands apart from the features: it imports only
+  // itself and the shell's plumbing (the core loader, logs), never a feature module.
+  const plumbing = new Set(["core-loader.js", "logs.js", "errors.js", "text.js", "atomic-file.js"]);
+  for (const [m, deps] of graph) {
+    if (!m.startsWith(`decision${path.sep}`)) continue;
+    for (const d of deps) {
+      assert.ok(d.startsWith(`decision${path.sep}`) || plumbing.has(d), `${m} imports the feature module ${d}`);
+    }
+  }
   // The host adapter is the only module that knows OpenCode's hook names.
   for (const m of graph.keys()) {
     if (m === path.join("hosts", "opencode.js")) continue;

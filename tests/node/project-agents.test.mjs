@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import plugin from "../../plugin/nso-plugin.js";
-import { projectAgentModes, projectAgents } from "../../plugin/project-agents.js";
+import { projectAgentModes, projectAgents } from "../../plugin/decision/project-agents.js";
 import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
 
 test("projectAgentModes: OpenCode's modes of its agents, a config's mode, an agent file's frontmatter", () => {

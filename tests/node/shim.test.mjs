@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import plugin, { NsoPlugin, createNso, loadCore, projectRoot } from "../../plugin/nso-plugin.js";
-import { realPathInfo } from "../../plugin/files.js";
+import { realPathInfo } from "../../plugin/decision/files.js";
 import { makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
 
 const MEMORY = ".opencode/context/01_memory";
