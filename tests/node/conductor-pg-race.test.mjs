@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { loadCore } from "../../plugin/core-loader.js";
 import { openStore } from "../../plugin/conductor/stores.js";
 import { checkState } from "./conductor/spawn.mjs";
-import { spawnPgWorker, stopTestServer, testServer } from "./conductor/stores.mjs";
+import { spawnPgWorker, stopTestServer, storedState, testServer } from "./conductor/stores.mjs";
 
 const { conductorIntersects } = loadCore();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -29,7 +29,7 @@ after(stopTestServer);
 
 const events = (namespace) => server.query("SELECT revision, pid, id, ev, patterns FROM nso_test_events WHERE namespace = $1 ORDER BY revision", [namespace])
   .then((rows) => rows.map((r) => ({ ...r, revision: Number(r.revision) })));
-const stateOf = async (namespace) => (await server.query("SELECT state FROM nso_conductor_state WHERE namespace = $1", [namespace]))[0].state;
+const stateOf = (namespace) => storedState(server, namespace);
 const historyOf = async (namespace) => (await server.query("SELECT line FROM nso_conductor_history WHERE namespace = $1 ORDER BY id", [namespace])).map((r) => JSON.parse(r.line));
 
 /** History lines with the revision that wrote them: instances removed (orphaned or done). */
