@@ -42,8 +42,10 @@ BEGIN
     PERFORM pg_advisory_lock(hashtext('nso_conductor'), hashtext(p_ns));
     PERFORM set_config('idle_session_timeout', p_idle, false);
   END IF;
-  v_now := coalesce(p_now, clock_timestamp());
-  v_dead := v_now - make_interval(secs => p_ttl);
+  -- The core's clock is in whole seconds; an instance is read if it may be past the TTL or
+  -- in the future by that clock (a second's margin for the TTL: reading more never hurts).
+  v_now := date_trunc('second', coalesce(p_now, clock_timestamp()));
+  v_dead := v_now - make_interval(secs => p_ttl) + interval '1 second';
   INSERT INTO ${t.state} (namespace) SELECT p_ns WHERE NOT EXISTS (SELECT 1 FROM ${t.state} s WHERE s.namespace = p_ns)
     ON CONFLICT DO NOTHING;
   RETURN QUERY
