@@ -50,10 +50,13 @@ const metaOf = (state) => JSON.stringify(Object.fromEntries(Object.entries(state
  */
 export function selection(core, op, random) {
   const none = { all: false, exact: [], from: [], to: [], ids: [], own: [], patterns: 0 };
-  const id = typeof op?.instance_id === "string" ? op.instance_id : null;
+  // PostgreSQL text cannot hold a NUL character: no row is named by one (the core refuses
+  // such a pattern, and no instance id can hold one).
+  const id = typeof op?.instance_id === "string" && !op.instance_id.includes("\0") ? op.instance_id : null;
   switch (op?.operation) {
     case "start":
-      return { ...none, ids: [`${op.source ?? "opc"}-${random}`] }; // an id taken makes buildRequest draw again
+      // The id the start will take, if free (buildRequest draws again when it is taken).
+      return { ...none, ids: [`${op.source ?? "opc"}-${random}`].filter((i) => !i.includes("\0")) };
     case "heartbeat":
     case "attach":
     case "notices":
@@ -63,7 +66,7 @@ export function selection(core, op, random) {
       return { ...none, ids: id ? [id] : [], own: id ? [id] : [] };
     case "claim": {
       const files = op.files;
-      if (!id || !Array.isArray(files) || files.some((f) => typeof f !== "string")) return none;
+      if (!id || !Array.isArray(files) || files.some((f) => typeof f !== "string" || f.includes("\0"))) return none;
       const found = lookups(core, files);
       const sel = { ...none, ids: [id], patterns: files.length, maxClaims: found.max_claims };
       for (const l of found.patterns) {
