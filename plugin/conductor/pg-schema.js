@@ -46,8 +46,6 @@ BEGIN
   -- in the future by that clock (a second's margin for the TTL: reading more never hurts).
   v_now := date_trunc('second', coalesce(p_now, clock_timestamp()));
   v_dead := v_now - make_interval(secs => p_ttl) + interval '1 second';
-  INSERT INTO ${t.state} (namespace) SELECT p_ns WHERE NOT EXISTS (SELECT 1 FROM ${t.state} s WHERE s.namespace = p_ns)
-    ON CONFLICT DO NOTHING;
   RETURN QUERY
   WITH c AS (
     SELECT x.instance, x.pattern, x.seq FROM ${t.claims} x WHERE p_all AND x.namespace = p_ns
@@ -63,10 +61,10 @@ BEGIN
       OR y.id IN (SELECT c.instance FROM c) OR y.last_heartbeat IS NULL OR y.last_heartbeat <= v_dead
       OR y.last_heartbeat > v_now OR (y.host = p_host AND y.pid IS NOT NULL))
   )
-  SELECT v_now, s.revision, s.claim_count, s.meta, (SELECT p.sprint FROM ${t.sprint} p WHERE p.namespace = p_ns),
+  SELECT v_now, coalesce(s.revision, 0), coalesce(s.claim_count, 0), s.meta, (SELECT p.sprint FROM ${t.sprint} p WHERE p.namespace = p_ns),
     (SELECT json_agg(json_build_array(i.id, i.doc) ORDER BY i.seq) FROM i),
     (SELECT json_agg(json_build_array(c.instance, c.pattern) ORDER BY c.seq) FROM c)
-  FROM ${t.state} s WHERE s.namespace = p_ns;
+  FROM (SELECT 1) one LEFT JOIN ${t.state} s ON s.namespace = p_ns; -- one row, also when the namespace's row is gone
 END $fn$`;
 
 /**
@@ -84,31 +82,50 @@ const writeProcedure = (t) => `CREATE PROCEDURE ${t.write}(p_ns text, p_changed 
     p_history text[], p_conflicts text[], p_commit boolean, INOUT p_revision bigint)
   LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
-DECLARE v_removed bigint := 0; v_n bigint;
+DECLARE v_removed bigint := 0; v_n bigint := 0;
 BEGIN
+  -- Each statement runs only when it has something to do (most operations change one or
+  -- two rows).
   IF p_changed THEN
-    DELETE FROM ${t.claims} x WHERE x.namespace = p_ns AND x.instance = ANY(p_gone);
-    GET DIAGNOSTICS v_removed = ROW_COUNT;
-    DELETE FROM ${t.instances} y WHERE y.namespace = p_ns AND y.id = ANY(p_gone);
-    DELETE FROM ${t.claims} x USING unnest(p_drop_ids, p_drop_patterns) d(id, pattern)
-      WHERE x.namespace = p_ns AND x.instance = d.id AND x.pattern = d.pattern;
-    GET DIAGNOSTICS v_n = ROW_COUNT;
-    v_removed := v_removed + v_n;
-    INSERT INTO ${t.instances} (namespace, id, doc, host, pid, last_heartbeat)
-      SELECT p_ns, u.id, u.doc, u.host, u.pid, u.beat FROM unnest(p_new_ids, p_new_docs, p_new_hosts, p_new_pids, p_new_beats)
-        WITH ORDINALITY u(id, doc, host, pid, beat, k) ORDER BY u.k;
-    UPDATE ${t.instances} y SET doc = u.doc, host = u.host, pid = u.pid, last_heartbeat = u.beat
-      FROM unnest(p_set_ids, p_set_docs, p_set_hosts, p_set_pids, p_set_beats) u(id, doc, host, pid, beat)
-      WHERE y.namespace = p_ns AND y.id = u.id;
-    INSERT INTO ${t.claims} (namespace, instance, pattern, head)
-      SELECT p_ns, a.id, a.pattern, a.head FROM unnest(p_add_ids, p_add_patterns, p_add_heads) WITH ORDINALITY a(id, pattern, head, k)
-        ORDER BY a.k;
-    GET DIAGNOSTICS v_n = ROW_COUNT;
-    UPDATE ${t.state} s SET revision = s.revision + 1, meta = p_meta, claim_count = s.claim_count + v_n - v_removed, updated_at = now()
-      WHERE s.namespace = p_ns RETURNING s.revision INTO p_revision;
+    IF cardinality(p_gone) > 0 THEN
+      DELETE FROM ${t.claims} x WHERE x.namespace = p_ns AND x.instance = ANY(p_gone);
+      GET DIAGNOSTICS v_removed = ROW_COUNT;
+      DELETE FROM ${t.instances} y WHERE y.namespace = p_ns AND y.id = ANY(p_gone);
+    END IF;
+    IF cardinality(p_drop_ids) > 0 THEN
+      DELETE FROM ${t.claims} x USING unnest(p_drop_ids, p_drop_patterns) d(id, pattern)
+        WHERE x.namespace = p_ns AND x.instance = d.id AND x.pattern = d.pattern;
+      GET DIAGNOSTICS v_n = ROW_COUNT;
+      v_removed := v_removed + v_n;
+    END IF;
+    IF cardinality(p_new_ids) > 0 THEN
+      INSERT INTO ${t.instances} (namespace, id, doc, host, pid, last_heartbeat)
+        SELECT p_ns, u.id, u.doc, u.host, u.pid, u.beat FROM unnest(p_new_ids, p_new_docs, p_new_hosts, p_new_pids, p_new_beats)
+          WITH ORDINALITY u(id, doc, host, pid, beat, k) ORDER BY u.k;
+    END IF;
+    IF cardinality(p_set_ids) > 0 THEN
+      UPDATE ${t.instances} y SET doc = u.doc, host = u.host, pid = u.pid, last_heartbeat = u.beat
+        FROM unnest(p_set_ids, p_set_docs, p_set_hosts, p_set_pids, p_set_beats) u(id, doc, host, pid, beat)
+        WHERE y.namespace = p_ns AND y.id = u.id;
+    END IF;
+    v_n := 0;
+    IF cardinality(p_add_ids) > 0 THEN
+      INSERT INTO ${t.claims} (namespace, instance, pattern, head)
+        SELECT p_ns, a.id, a.pattern, a.head FROM unnest(p_add_ids, p_add_patterns, p_add_heads) WITH ORDINALITY a(id, pattern, head, k)
+          ORDER BY a.k;
+      GET DIAGNOSTICS v_n = ROW_COUNT;
+    END IF;
+    -- The namespace's row, made again if someone deleted it.
+    INSERT INTO ${t.state} AS s (namespace, revision, meta, claim_count) VALUES (p_ns, coalesce(p_revision, 0) + 1, p_meta, v_n - v_removed)
+      ON CONFLICT (namespace) DO UPDATE SET revision = s.revision + 1, meta = p_meta, claim_count = s.claim_count + v_n - v_removed, updated_at = now()
+      RETURNING s.revision INTO p_revision;
   END IF;
-  INSERT INTO ${t.history} (namespace, line, revision) SELECT p_ns, unnest(p_history), p_revision;
-  INSERT INTO ${t.conflicts} (namespace, line, revision) SELECT p_ns, unnest(p_conflicts), p_revision;
+  IF cardinality(p_history) > 0 THEN
+    INSERT INTO ${t.history} (namespace, line, revision) SELECT p_ns, unnest(p_history), p_revision;
+  END IF;
+  IF cardinality(p_conflicts) > 0 THEN
+    INSERT INTO ${t.conflicts} (namespace, line, revision) SELECT p_ns, unnest(p_conflicts), p_revision;
+  END IF;
   IF p_commit THEN
     COMMIT;
     CALL ${t.unlock}(p_ns);
