@@ -38,6 +38,9 @@ const readFunction = (t) => `CREATE FUNCTION ${t.read}(p_ns text, p_lock boolean
 #variable_conflict use_column
 DECLARE v_now timestamptz; v_dead timestamptz;
 BEGIN
+  -- Plans for the values at hand: a plan cached while the tables were small (a new store)
+  -- would scan every claim once they are not. For this session, so the write's too.
+  PERFORM set_config('plan_cache_mode', 'force_custom_plan', false);
   IF p_lock THEN
     PERFORM pg_advisory_lock(hashtext('nso_conductor'), hashtext(p_ns));
     PERFORM set_config('idle_session_timeout', p_idle, false);
