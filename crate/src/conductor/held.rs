@@ -145,4 +145,14 @@ mod tests {
             }
         }
     }
+
+    /// The look-ups of a head: itself and every folder above it, and the range under it.
+    #[test]
+    fn head_lookups() {
+        let l = HeadLookup::of("/w/src").unwrap();
+        assert_eq!(l.exact, ["", "/w", "/w/src"]);
+        assert_eq!((l.from.as_str(), l.to.as_str()), ("/w/src/", "/w/src0"));
+        assert_eq!(HeadLookup::of("/").unwrap().exact, ["", "/"]);
+        assert_eq!(HeadLookup::of(""), None);
+    }
 }
