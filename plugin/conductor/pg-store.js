@@ -227,7 +227,6 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     if (recovered) {
       diff ??= { meta: rows.meta ?? "{}", gone: [], added: [], set: [], drop: [], add: [] };
       diff.gone.push(...gone);
-      if (rows.meta === null) diff.meta ??= "{}";
     }
     const history = response.error ? [] : response.history ?? [];
     const conflicts = response.error ? [] : response.conflicts ?? [];
