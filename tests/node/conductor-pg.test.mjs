@@ -140,6 +140,26 @@ test("a stored instance the core cannot read is kept aside with its claims, the 
   await store.close();
 });
 
+test("a client that takes the namespace's lock and then goes silent (a vanished machine) loses its session: the lock is free again", async () => {
+  const namespace = ns();
+  const store = createPgStore(server.store({ namespace, timeoutMs: 2000 }), { env });
+  const id = (await store.run({ op: startOp() })).result.instance_id;
+  // A client that did the first round trip of an operation (the lock, the read) and never the second.
+  const pg = (await import("pg")).default;
+  const silent = new pg.Client({ host: server.host, port: server.port, user: "nso", database: "postgres", password: server.password });
+  await silent.connect();
+  const ended = new Promise((resolve) => silent.on("error", resolve));
+  await silent.query("SELECT * FROM nso_conductor_read($1, true, false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')", [namespace]);
+  await assert.rejects(store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } }), (error) => error.kind === "timeout",
+    "while the lock is held, an operation waits its timeoutMs and fails");
+  const t0 = Date.now();
+  const error = await ended;
+  assert.match(String(error.message), /idle-session timeout|terminat/i, "the server ended the silent session");
+  assert.ok(Date.now() - t0 < 12_000);
+  assert.equal((await store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } })).result.status, "ok", "the lock is free");
+  await store.close();
+});
+
 /** A plugin window (one OpenCode process) on a project whose conductor uses the test server. */
 async function windowOn(dir, sid) {
   const hooks = await plugin.server({ directory: dir, worktree: dir });
