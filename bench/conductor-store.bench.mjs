@@ -1,6 +1,6 @@
 // The two claim stores side by side, in the same run on the same machine: the files of
-// $CONDUCTOR_HOME (lock, read, core, fsync, rename) and PostgreSQL (a transaction on the
-// namespace's row: SELECT ... FOR UPDATE, core, UPDATE, COMMIT), through the interface the
+// $CONDUCTOR_HOME (lock, read, core, fsync, rename) and PostgreSQL (the namespace locked, the
+// rows concerned read, core, the changed rows written, COMMIT), through the interface the
 // plugin uses (plugin/conductor/stores.js):
 // 1. one client: a new claim end to end, p50/p99 (each followed by a release, not measured);
 // 2. 16 processes at once, each its own instance, claim + release rounds on its own paths and

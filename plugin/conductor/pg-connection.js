@@ -1,43 +1,10 @@
 // The connection to a PostgreSQL claim store: the pool (node-postgres), the password (never
 // from the config file: the environment or a pgpass file), bounded waits, errors turned into
-// one `conductor_store` error that names the store and the fix, and the schema, created and
-// migrated by NSO itself (versioned, in a transaction under an advisory lock, so two
-// processes starting at once do it once).
+// one `conductor_store` error that names the store and the fix. The schema is pg-schema.js's.
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import pg from "pg";
 import { conductorError } from "./lock.js";
-
-/** The schema version this NSO writes; a database at a later version is refused. */
-export const SCHEMA_VERSION = 1;
-
-/** Table names of `schema` (quoted identifiers; the config allows `[a-z_][a-z0-9_]*` only). */
-export function tables(schema = "public") {
-  const q = (name) => `"${schema}"."nso_conductor_${name}"`;
-  return { version: q("schema_version"), state: q("state"), history: q("history"), conflicts: q("conflicts"), sprint: q("sprint"), corrupt: q("corrupt") };
-}
-
-/**
- * The statements of each schema version, in order. Version n's list runs when the database
- * is at n-1; never edit a released list: add the next version.
- */
-const MIGRATIONS = [
-  (t) => [
-    // One row per namespace: the whole state (the core's status.json text) and the state
-    // before the last change. The row lock serialises every operation of a namespace.
-    `CREATE TABLE ${t.state} (namespace text PRIMARY KEY, state text, last_good text,
-       revision bigint NOT NULL DEFAULT 0, updated_at timestamptz NOT NULL DEFAULT now())`,
-    `CREATE TABLE ${t.history} (id bigserial PRIMARY KEY, namespace text NOT NULL, line text NOT NULL,
-       revision bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
-    `CREATE INDEX ON ${t.history} (namespace, id)`,
-    `CREATE TABLE ${t.conflicts} (id bigserial PRIMARY KEY, namespace text NOT NULL, line text NOT NULL,
-       revision bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
-    `CREATE INDEX ON ${t.conflicts} (namespace, id)`,
-    `CREATE TABLE ${t.sprint} (namespace text PRIMARY KEY, sprint text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-    `CREATE TABLE ${t.corrupt} (id bigserial PRIMARY KEY, namespace text NOT NULL, state text, problem text NOT NULL,
-       at timestamptz NOT NULL DEFAULT now())`,
-  ],
-];
 
 const requirePg = createRequire(createRequire(import.meta.url).resolve("pg"));
 /** node-postgres's own connection-string parser (host, port, user, database, socket, ssl). */
@@ -125,9 +92,6 @@ export function poolConfig(settings, env = process.env) {
   return config;
 }
 
-/** `text` as an SQL string literal (node-postgres's escaping: quotes doubled, E'' for backslashes). */
-export const escapeLiteral = (text) => pg.escapeLiteral(text);
-
 /** SQLSTATEs and socket codes of a store that cannot be used now (retry later). */
 const UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE",
   "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006"]);
@@ -175,35 +139,4 @@ export function createPool(settings, env) {
   pool.on("error", ignore); // the broken connection leaves the pool; the next checkout reconnects
   pool.on("connect", (client) => client.on("error", ignore));
   return pool;
-}
-
-/**
- * Creates or migrates NSO's tables to SCHEMA_VERSION and makes sure `namespace` has its state
- * row. One transaction under an advisory lock: concurrent first connections wait for each
- * other and run the statements once. A database at a later version is refused.
- */
-export async function migrate(client, { schema = "public", namespace }) {
-  const t = tables(schema);
-  await client.query("BEGIN");
-  try {
-    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`nso_conductor_schema:${schema}`]);
-    if (schema !== "public") await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${t.version} (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query(`SELECT coalesce(max(version), 0) AS v FROM ${t.version}`);
-    const current = Number(rows[0].v);
-    if (current > SCHEMA_VERSION) {
-      throw conductorError("conductor_store", `the PostgreSQL claim store's tables are at schema version ${current}, written by a newer NSO (this one knows ${SCHEMA_VERSION}).`,
-        "update NSO on this machine (every machine sharing the store must run an NSO that knows its schema).");
-    }
-    for (let v = current + 1; v <= SCHEMA_VERSION; v++) {
-      for (const statement of MIGRATIONS[v - 1](t)) await client.query(statement);
-      await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [v]);
-    }
-    await client.query(`INSERT INTO ${t.state} (namespace) VALUES ($1) ON CONFLICT DO NOTHING`, [namespace]);
-    await client.query("COMMIT");
-    return { from: current, to: SCHEMA_VERSION };
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw error;
-  }
 }

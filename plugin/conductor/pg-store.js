@@ -1,10 +1,18 @@
-// The Conductor's claims in PostgreSQL, for agents on several machines. One operation is one
-// transaction: the namespace's state row is locked (SELECT ... FOR UPDATE: the database, not
-// the client, serialises operations, so two intersecting claims from two machines are decided
-// one after the other), liveness facts are gathered (this host's instances by pid, others by
-// heartbeat age), the same core as for files (conductorApply) decides, and the new state,
-// history and conflict lines are written, all or nothing, at COMMIT. A client killed in the
-// middle leaves nothing: the server rolls its transaction back and frees the row.
+// The Conductor's claims in PostgreSQL, for agents on several machines. Instances and claims
+// are rows (pg-schema.js); an operation reads the rows it can concern, the same core as for
+// files (conductorApply) decides on them (pg-rows.js says why its answer is the one it gives
+// on the whole state), and only what changed is written back, all or nothing.
+//
+// Two round trips per operation, with the namespace locked between them:
+//   1. one statement takes the namespace's lock and reads (nso_conductor_read);
+//   2. one CALL writes, COMMITs and releases the lock, in that order (nso_conductor_write).
+// The lock is a session advisory lock: it outlives the first statement's transaction, so no
+// BEGIN is needed (a BEGIN in the same message as the read would need the values escaped into
+// the SQL text; every value here is a parameter). Operations of a namespace are decided one
+// after the other, so two intersecting claims from two machines never both win; an optimistic
+// read with a conditional write would retry under contention, and a claim's cost would then
+// grow with the clients racing for it. A client killed in the middle loses its session:
+// the server rolls back what it had not committed and frees the lock.
 //
 // The clock is the database's (clock_timestamp()), so heartbeats of machines with skewed
 // clocks are compared on one clock. Claims inside the project are stored relative to a
@@ -13,9 +21,10 @@
 import os from "node:os";
 import { loadCore } from "../core-loader.js";
 import { apply, buildRequest, DEFAULT_TTL_SECONDS, isoSeconds, random6 } from "./store.js";
-import { createPool, describeTarget, escapeLiteral, migrate, storeError, tables } from "./pg-connection.js";
+import { createPool, describeTarget, storeError } from "./pg-connection.js";
+import { migrate, tables } from "./pg-schema.js";
+import { changes, partialState, selection } from "./pg-rows.js";
 import { escapeGlob } from "./paths.js";
-import { conductorError } from "./lock.js";
 
 /** How long a cached state revision is trusted before a background check (see `version`). */
 const VERSION_POLL_MS = 1_000;
@@ -47,8 +56,6 @@ export function pathMapping(root, repository) {
   };
 }
 
-const ROW_GONE = Symbol("row gone");
-
 /**
  * A PostgreSQL store for `settings` (`conductor.store` of the config: url/host/..., schema,
  * namespace, repository, timeouts). `root`: this project's root (for the shared paths).
@@ -61,6 +68,8 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
   const target = `${describeTarget(settings, env)} (namespace ${namespace})`;
   const repository = settings.repository ?? (root ? root.split("/").filter(Boolean).pop() : undefined);
   const paths = pathMapping(root, repository);
+  // A client that vanished holding the namespace's lock loses its session after this long.
+  const idleLimit = `${Math.max(2 * (settings.timeoutMs ?? 5_000), 10_000)}ms`;
   let pool = null;
   let migrated = null;
   let known = { revision: null, checkedAt: 0, polling: null };
@@ -71,10 +80,10 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
    * A pooled client on a migrated database; a failed migration is tried again next time.
    * (Its connection's errors are never thrown: see createPool.)
    */
-  async function connect() {
+  async function connect(core) {
     const client = await getPool().connect();
     try {
-      migrated ??= migrate(client, { schema: settings.schema ?? "public", namespace }).catch((error) => {
+      migrated ??= migrate(client, { schema: settings.schema ?? "public", namespace, core }).catch((error) => {
         migrated = null;
         throw error;
       });
@@ -86,11 +95,14 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     }
   }
 
-  /** Runs `fn(client)` on a connection; a connection that failed is not reused. */
-  async function withClient(fn) {
+  /**
+   * Runs `fn(client)` on a connection; a connection that failed is not reused (closing it
+   * also frees a lock it held).
+   */
+  async function withClient(fn, core = loadCore()) {
     let client;
     try {
-      client = await connect();
+      client = await connect(core);
     } catch (error) {
       throw storeError(error, target);
     }
@@ -99,66 +111,65 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       return await fn(client);
     } catch (error) {
       broken = true;
-      throw error.code === "conductor_core" || error === ROW_GONE ? error : storeError(error, target);
+      throw error.code === "conductor_core" ? error : storeError(error, target);
     } finally {
       client.release(broken);
     }
   }
 
-  /**
-   * BEGIN and the locked state row with the sprint and the database's time, in one round trip
-   * (the simple protocol carries several statements; the namespace, a short configured name,
-   * is the only literal). The state before the last change (last_good) is not read: only a
-   * recovery needs it. The row is inserted again if someone deleted it. The time is read when
-   * the row is: after a lock wait it may be up to that wait early, so an expiry can come that
-   * much later, never earlier.
-   */
-  async function lockRow(client) {
-    const ns = escapeLiteral(namespace);
-    const select = `SELECT s.state, s.revision, (SELECT sprint FROM ${t.sprint} WHERE namespace = ${ns}) AS sprint,
-      clock_timestamp() AS now FROM ${t.state} s WHERE s.namespace = ${ns} FOR UPDATE OF s`;
-    let rows = (await client.query(`BEGIN; ${select}`))[1].rows;
-    if (!rows.length) {
-      await client.query(`INSERT INTO ${t.state} (namespace) VALUES ($1) ON CONFLICT DO NOTHING`, [namespace]);
-      rows = (await client.query(select)).rows;
-    }
-    if (!rows.length) throw ROW_GONE;
+  /** Round trip 1: the rows `sel` names (see nso_conductor_read), the namespace locked first when `lock`. */
+  async function read(client, sel, { lock, host, now, ttlSeconds }) {
+    const { rows } = await client.query(`SELECT * FROM ${t.read}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+      [namespace, lock, sel.all, sel.exact, sel.from, sel.to, sel.ids, sel.own, host, now ?? null, ttlSeconds, idleLimit]);
     return rows[0];
   }
 
   /**
-   * The new state (null: unchanged) and the log lines, in one statement whose values are
-   * parameters (the state is sent as it is, never escaped into the SQL text). Returns the
-   * revision the lines were written under. The caller commits.
+   * Round trip 2: the changes and log lines (see nso_conductor_write); with `commit`, the
+   * COMMIT and the lock's release too. Returns the revision the lines were written under.
    */
-  async function write(client, { written, recovered, revision, history, conflicts }) {
-    const { rows } = await client.query(`WITH u AS (
-        UPDATE ${t.state} SET last_good = CASE WHEN $2::boolean THEN last_good ELSE state END, state = $3,
-          revision = revision + 1, updated_at = now() WHERE namespace = $1 AND $4::boolean RETURNING revision),
-      r AS (SELECT coalesce((SELECT revision FROM u), $5::bigint) AS revision),
-      h AS (INSERT INTO ${t.history} (namespace, line, revision) SELECT $1, unnest($6::text[]), (SELECT revision FROM r)),
-      c AS (INSERT INTO ${t.conflicts} (namespace, line, revision) SELECT $1, unnest($7::text[]), (SELECT revision FROM r))
-      SELECT revision FROM r`, [namespace, recovered, written || null, written !== null, revision, history, conflicts]);
-    return Number(rows[0].revision);
+  async function write(client, { diff, revision, history, conflicts, commit }) {
+    const d = diff ?? { meta: null, gone: [], added: [], set: [], drop: [], add: [] };
+    const cols = (list) => [list.map((r) => r.id), list.map((r) => r.doc), list.map((r) => r.host), list.map((r) => r.pid), list.map((r) => r.beat)];
+    const { rows } = await client.query(`CALL ${t.write}(${Array.from({ length: 23 }, (_, i) => `$${i + 1}`).join(", ")})`, [
+      namespace, diff !== null, d.meta, d.gone, ...cols(d.added), ...cols(d.set),
+      d.drop.map((c) => c[0]), d.drop.map((c) => c[1]), d.add.map((c) => c[0]), d.add.map((c) => c[1]), d.add.map((c) => c[2]),
+      history, conflicts, commit, revision,
+    ]);
+    return Number(rows[0].p_revision);
   }
 
-  /** The corrupt state is kept (never deleted), last_good restored if the core accepts it. */
-  async function recover(client, core, row, request, problem) {
-    const { rows } = await client.query(`INSERT INTO ${t.corrupt} (namespace, state, problem) VALUES ($1, $2, $3) RETURNING id`,
-      [namespace, row.state, problem]);
-    let text = (await client.query(`SELECT last_good FROM ${t.state} WHERE namespace = $1`, [namespace])).rows[0]?.last_good ?? null;
-    if (typeof text === "string" && apply(core, buildRequest({ ...request, state: text, op: { operation: "status" } })).error?.code === "state_corrupt") text = null;
-    const corrupt = `${t.corrupt} id ${rows[0].id}`;
-    const message = `the conductor state in ${target} could not be read (${problem}); it was kept in ${corrupt} and ` + (text
-      ? "the last good state was restored: the last change before the damage may be missing. Every instance should check `nso conductor status` and claim again what it needs."
-      : "the conductor starts from an empty state: every claim is released. Every instance should start and claim again.");
-    return { text: typeof text === "string" ? text : null, notice: { code: "state_recovered", corrupt, restored_from: text ? "last_good" : null, problem, message } };
+  /**
+   * Instance rows (or the namespace's own state) the core cannot read: each is kept in the
+   * corrupt table and removed with its claims, so no unreadable row blocks the namespace.
+   * Returns the rows to go on with and the notice.
+   */
+  async function recover(client, core, row, readRows, request, problem) {
+    const alone = (state) => apply(core, buildRequest({ ...request, state: JSON.stringify({ version: "2.0", instances: [], ...state }), op: { operation: "status" } }));
+    const claims = (id) => (row.claims ?? []).filter(([instance]) => instance === id).map(([, p]) => p);
+    const bad = (row.instances ?? []).filter(([id, doc]) => readRows.bad.includes(id) || alone({ instances: [{ ...JSON.parse(doc), files_claimed: claims(id) }] }).error?.code === "state_corrupt");
+    let metaBad = readRows.bad.includes(null);
+    if (!metaBad && row.meta) metaBad = alone(JSON.parse(row.meta)).error?.code === "state_corrupt";
+    const kept = [...bad.map(([id, doc]) => JSON.stringify({ instance: id, doc, claims: claims(id) })), ...(metaBad ? [row.meta] : [])];
+    const ids = [];
+    for (const text of kept) {
+      const { rows } = await client.query(`INSERT INTO ${t.corrupt} (namespace, state, problem) VALUES ($1, $2, $3) RETURNING id`, [namespace, text, problem]);
+      ids.push(rows[0].id);
+    }
+    const gone = bad.map(([id]) => id);
+    const rest = partialState({ ...row, instances: (row.instances ?? []).filter(([id]) => !gone.includes(id)), meta: metaBad ? null : row.meta });
+    const corrupt = `${t.corrupt} id ${ids.join(", ")}`;
+    const what = [gone.length ? `instance(s) ${gone.join(", ")} (removed with their claims)` : null, metaBad ? "the drift warnings (cleared)" : null].filter(Boolean).join(" and ");
+    const message = `the conductor state in ${target} could not be read (${problem}): ${what || "nothing could be singled out"}; kept in ${corrupt}. ` +
+      "Every instance should check `nso conductor status` and claim again what it needs.";
+    return { rows: rest, gone, notice: { code: "state_recovered", corrupt, restored_from: null, problem, message } };
   }
 
   /**
    * One operation (see store.js's runConductor for the parameters and the answer). `now`
    * defaults to the database's clock. `insideLock(answer, client)` runs inside the
-   * transaction after the writes, before COMMIT (tests record events atomically with it).
+   * transaction after the writes, before COMMIT (tests record events atomically with it);
+   * it costs a BEGIN and a COMMIT of its own.
    */
   async function run({ op, now, random = random6(), host = os.hostname(), ttlSeconds = DEFAULT_TTL_SECONDS, errorLog, core = loadCore(), insideLock } = {}) {
     const sharedOp = paths.toShared(op);
@@ -170,38 +181,32 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     // nothing: the operation is tried once more on a fresh one.
     for (let attempt = 0; ; attempt++) {
       let connected = false;
-      let committing = false;
+      const stage = { committing: false };
       try {
         return await withClient(async (client) => {
           connected = true;
-          try {
-            const answer = await decide(client, { localOp: op, sharedOp, now, random, host, ttlSeconds, errorLog, core });
-            await insideLock?.(answer, client);
-            committing = true; // from here the operation may have been applied: never retried
-            await client.query("COMMIT");
-            known = { ...known, revision: answer.version, checkedAt: Date.now() };
-            return answer;
-          } catch (error) {
-            if (!committing) await client.query("ROLLBACK").catch(() => {});
-            throw error;
-          }
-        });
+          const answer = await decide(client, { localOp: op, sharedOp, now, random, host, ttlSeconds, errorLog, core, insideLock, stage });
+          known = { ...known, revision: answer.version, checkedAt: Date.now() };
+          return answer;
+        }, core);
       } catch (error) {
-        if (error === ROW_GONE) throw conductorError("conductor_store", `${target}: the state row keeps disappearing.`, "Check that nothing deletes rows of nso_conductor_state.");
-        if (!connected || committing || attempt >= 1 || error.kind !== "unreachable") throw error;
+        if (!connected || stage.committing || attempt >= 1 || error.kind !== "unreachable") throw error;
       }
     }
   }
 
-  /**
-   * Inside the transaction: the locked row, the core's decision, the writes (the caller
-   * commits).
-   */
-  async function decide(client, { localOp, sharedOp, now, random, host, ttlSeconds, errorLog, core }) {
-    const row = await lockRow(client);
+  /** The two round trips: the locked read, the core's decision, the write that commits and unlocks. */
+  async function decide(client, { localOp, sharedOp, now, random, host, ttlSeconds, errorLog, core, insideLock, stage }) {
+    const sel = selection(core, sharedOp, random);
+    const how = { host, now, ttlSeconds };
+    let row = await read(client, sel, { ...how, lock: true });
+    // Near the limit on claims in all, the whole state decides (the core counts them).
+    if (sel.maxClaims && Number(row.claim_count) + sel.patterns > sel.maxClaims) row = await read(client, { ...sel, all: true }, { ...how, lock: false });
+    let rows = partialState(row);
     const request = { now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op: sharedOp, sprint: row.sprint ?? null };
-    let state = row.state;
-    let response = apply(core, buildRequest({ ...request, state }));
+    let response = rows.bad.length
+      ? { error: { code: "state_corrupt", message: "a stored instance or the namespace's state is not JSON" } }
+      : apply(core, buildRequest({ ...request, state: rows.text }));
     if (response.error?.code === "bad_request" && localOp !== sharedOp) {
       // The core quotes (and clips) the pattern it refused: asked again with the user's own
       // text, on no state, it names the user's path (a pattern error depends on nothing else).
@@ -209,37 +214,52 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       if (local.error?.code === "bad_request") response = { ...response, error: local.error, result: local.result };
     }
     let recovered = null;
+    let gone = [];
     if (response.error?.code === "state_corrupt") {
-      const found = await recover(client, core, row, request, response.error.message);
-      recovered = found.notice;
+      const found = await recover(client, core, row, rows, request, response.error.message);
+      ({ rows, gone, notice: recovered } = found);
       errorLog?.(recovered);
-      state = found.text;
-      response = apply(core, buildRequest({ ...request, state }));
+      response = apply(core, buildRequest({ ...request, state: rows.text }));
     }
-    // After a recovery the restored state is written whatever the operation did (also when
-    // the core refused it): the corrupt text must not be read again.
-    const written = !response.error && typeof response.state === "string" ? response.state : recovered ? (state ?? "") : null;
+    const changed = !response.error && typeof response.state === "string";
+    // After a recovery the unreadable rows go whatever the operation did.
+    let diff = changed ? changes(core, rows, response.state) : null;
+    if (recovered) {
+      diff ??= { meta: rows.meta ?? "{}", gone: [], added: [], set: [], drop: [], add: [] };
+      diff.gone.push(...gone);
+    }
     const history = response.error ? [] : response.history ?? [];
     const conflicts = response.error ? [] : response.conflicts ?? [];
-    let revision = Number(row.revision);
-    if (written !== null || history.length || conflicts.length) {
-      revision = await write(client, { written, recovered: recovered !== null, revision, history, conflicts });
-    }
     const result = paths.toLocal(recovered ? { ...response.result, recovered } : response.result ?? null);
-    return { result, error: response.error ?? null, recovered, changed: written !== null, version: revision };
+    const answer = { result, error: response.error ?? null, recovered, changed: diff !== null, version: Number(row.revision) };
+    const writing = diff !== null || history.length > 0 || conflicts.length > 0;
+    if (insideLock) {
+      await client.query("BEGIN");
+      if (writing) answer.version = await write(client, { diff, revision: answer.version, history, conflicts, commit: false });
+      await insideLock(answer, client);
+      stage.committing = true; // from here the operation may have been applied: never retried
+      await client.query("COMMIT");
+      await client.query(`CALL ${t.unlock}($1)`, [namespace]);
+    } else if (writing) {
+      stage.committing = true;
+      answer.version = await write(client, { diff, revision: answer.version, history, conflicts, commit: true });
+    } else {
+      await client.query(`CALL ${t.unlock}($1)`, [namespace]);
+    }
+    return answer;
   }
 
-  /** `status` without the lock: a consistent snapshot is enough to report. Null: use the locked path. */
+  /** `status` without the lock: one statement reads a consistent snapshot. Null: use the locked path. */
   async function readOnly({ op, now, random, host, ttlSeconds, core }) {
     return withClient(async (client) => {
-      const { rows } = await client.query(`SELECT s.state, s.revision, (SELECT sprint FROM ${t.sprint} WHERE namespace = $1) AS sprint,
-        clock_timestamp() AS now FROM ${t.state} s WHERE s.namespace = $1`, [namespace]);
-      const row = rows[0] ?? { state: null, revision: 0, sprint: null, now: new Date() };
-      const response = apply(core, buildRequest({ state: row.state, sprint: row.sprint, now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op }));
+      const row = await read(client, selection(core, op, random), { lock: false, host, now, ttlSeconds });
+      const rows = partialState(row);
+      if (rows.bad.length) return null;
+      const response = apply(core, buildRequest({ state: rows.text, sprint: row.sprint, now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op }));
       if (response.error?.code === "state_corrupt") return null;
       known = { ...known, revision: Number(row.revision), checkedAt: Date.now() };
       return { result: paths.toLocal(response.result), error: response.error ?? null, recovered: null, changed: false, version: Number(row.revision) };
-    });
+    }, core);
   }
 
   /** The history or conflict lines of the namespace, oldest first. */

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { loadCore } from "../../plugin/core-loader.js";
 import { openStore } from "../../plugin/conductor/stores.js";
 import { checkState } from "./conductor/spawn.mjs";
-import { spawnPgWorker, stopTestServer, testServer } from "./conductor/stores.mjs";
+import { spawnPgWorker, stopTestServer, storedState, testServer } from "./conductor/stores.mjs";
 
 const { conductorIntersects } = loadCore();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -29,7 +29,7 @@ after(stopTestServer);
 
 const events = (namespace) => server.query("SELECT revision, pid, id, ev, patterns FROM nso_test_events WHERE namespace = $1 ORDER BY revision", [namespace])
   .then((rows) => rows.map((r) => ({ ...r, revision: Number(r.revision) })));
-const stateOf = async (namespace) => (await server.query("SELECT state FROM nso_conductor_state WHERE namespace = $1", [namespace]))[0].state;
+const stateOf = (namespace) => storedState(server, namespace);
 const historyOf = async (namespace) => (await server.query("SELECT line FROM nso_conductor_history WHERE namespace = $1 ORDER BY id", [namespace])).map((r) => JSON.parse(r.line));
 
 /** History lines with the revision that wrote them: instances removed (orphaned or done). */
@@ -82,6 +82,43 @@ test("16 processes on 2 hosts x 12 rounds on overlapping globs: the database ser
   assert.equal((await historyOf("race")).filter((h) => h.outcome === "success").length, 16);
   const conflicts = await server.query("SELECT count(*)::int AS n FROM nso_conductor_conflicts WHERE namespace = 'race'");
   t.diagnostic(`${list.length} committed changes, ${acquired} claims granted, ${conflicts[0].n} conflicts, ${Date.now() - t0} ms`);
+});
+
+test("16 processes on the store's own path (write, COMMIT and unlock in one call): the claim rows, audited in commit order, never have two holders", async (t) => {
+  await server.query(`CREATE TABLE nso_test_audit (seq bigserial PRIMARY KEY, namespace text, op text, instance text, pattern text)`);
+  await server.query(`CREATE FUNCTION nso_test_audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      IF TG_OP = 'INSERT' THEN INSERT INTO nso_test_audit (namespace, op, instance, pattern) VALUES (NEW.namespace, 'add', NEW.instance, NEW.pattern);
+      ELSE INSERT INTO nso_test_audit (namespace, op, instance, pattern) VALUES (OLD.namespace, 'drop', OLD.instance, OLD.pattern); END IF;
+      RETURN NULL; END $$`);
+  await server.query("CREATE TRIGGER nso_test_audit AFTER INSERT OR DELETE ON nso_conductor_claims FOR EACH ROW EXECUTE FUNCTION nso_test_audit()");
+  const settings = server.store({ namespace: "plain" });
+  const workers = Array.from({ length: 16 }, (_, i) => spawnPgWorker("plain", settings, i % 2 ? "host-b" : "host-a", ROOT, 12, env));
+  const exits = await Promise.all(workers.map((w) => w.exited));
+  for (const [i, e] of exits.entries()) assert.deepEqual(e, { code: 0, signal: null }, `worker ${i}: ${workers[i].output()}`);
+  // The sequence is drawn while the namespace is locked: its order is the order of the commits.
+  const audit = await server.query("SELECT op, instance, pattern FROM nso_test_audit WHERE namespace = 'plain' ORDER BY seq");
+  const held = new Map();
+  let granted = 0;
+  for (const [k, a] of audit.entries()) {
+    if (a.op === "drop") {
+      held.set(a.instance, (held.get(a.instance) ?? []).filter((p) => p !== a.pattern));
+      continue;
+    }
+    for (const [other, patterns] of held) {
+      if (other === a.instance) continue;
+      for (const q of patterns) assert.ok(!conductorIntersects(a.pattern, q), `row ${k}: ${a.instance} got ${a.pattern} while ${other} held ${q}`);
+    }
+    held.set(a.instance, [...(held.get(a.instance) ?? []), a.pattern]);
+    granted++;
+  }
+  assert.ok(granted >= 16, `only ${granted} claims granted`);
+  assert.deepEqual([...held.values()].flat(), [], "every claim released at the end");
+  const state = checkState(await stateOf("plain"), conductorIntersects, assert);
+  assert.deepEqual(state.instances, []);
+  assert.equal((await historyOf("plain")).filter((h) => h.outcome === "success").length, 16);
+  const count = await server.query("SELECT claim_count::int AS n FROM nso_conductor_state WHERE namespace = 'plain'");
+  assert.equal(count[0].n, 0, "the claim counter agrees with the rows");
+  t.diagnostic(`${audit.length} claim rows added or dropped, ${granted} claims granted`);
 });
 
 test("the server stopped and restarted in the middle of a run: clients reconnect by themselves, nothing lost or doubled", async (t) => {

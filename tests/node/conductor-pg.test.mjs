@@ -12,9 +12,9 @@ import { spawnSync } from "node:child_process";
 import plugin from "../../plugin/nso-plugin.js";
 import { createNso } from "../../plugin/nso.js";
 import { createPgStore, pathMapping } from "../../plugin/conductor/pg-store.js";
-import { SCHEMA_VERSION } from "../../plugin/conductor/pg-connection.js";
+import { SCHEMA_VERSION } from "../../plugin/conductor/pg-schema.js";
 import { before, chatParams, makeProject, sessionCreated } from "./helpers.mjs";
-import { stopTestServer, testServer } from "./conductor/stores.mjs";
+import { stopTestServer, storedState, testServer } from "./conductor/stores.mjs";
 
 const CLI = new URL("../../bin/nso.js", import.meta.url).pathname;
 let server;
@@ -35,10 +35,11 @@ test("the schema is created by NSO, versioned, once even when 12 pools' first co
   const stores = Array.from({ length: 12 }, (_, i) => createPgStore({ ...settings, namespace: `n${i}` }, { env }));
   const answers = await Promise.all(stores.map((s) => s.run({ op: startOp() })));
   assert.deepEqual(answers.map((a) => a.result.status), Array(12).fill("ok"));
-  assert.deepEqual(await server.query("SELECT version FROM nso_race.nso_conductor_schema_version"), [{ version: SCHEMA_VERSION }]);
+  assert.deepEqual(await server.query("SELECT version FROM nso_race.nso_conductor_schema_version ORDER BY version"),
+    Array.from({ length: SCHEMA_VERSION }, (_, i) => ({ version: i + 1 })), "each version applied once");
   const tables = (await server.query("SELECT tablename FROM pg_tables WHERE schemaname = 'nso_race' ORDER BY 1")).map((r) => r.tablename);
-  assert.deepEqual(tables, ["nso_conductor_conflicts", "nso_conductor_corrupt", "nso_conductor_history", "nso_conductor_schema_version",
-    "nso_conductor_sprint", "nso_conductor_state"]);
+  assert.deepEqual(tables, ["nso_conductor_claims", "nso_conductor_conflicts", "nso_conductor_corrupt", "nso_conductor_history",
+    "nso_conductor_instances", "nso_conductor_schema_version", "nso_conductor_sprint", "nso_conductor_state"]);
   assert.equal((await server.query("SELECT count(*)::int AS n FROM nso_race.nso_conductor_state"))[0].n, 12, "one state row per namespace");
   await Promise.all(stores.map((s) => s.close()));
   // Tables written by a newer NSO are refused, with what to do.
@@ -104,7 +105,7 @@ test("one repository at two paths on two machines: the same file is the same cla
   const status = (await bob.run({ op: { operation: "status" }, host: "ci" })).result;
   assert.deepEqual(status.instances.map((i) => [i.id, i.project_root, i.files_claimed]),
     [[a, "/srv/ci/work/shop", ["/srv/ci/work/shop/src/api/**"]], [b, "/srv/ci/work/shop", []]]);
-  const stored = JSON.parse((await server.query("SELECT state FROM nso_conductor_state WHERE namespace = $1", [namespace]))[0].state);
+  const stored = JSON.parse(await storedState(server, namespace));
   assert.deepEqual(stored.instances[0].files_claimed, ["/@repo/shop/src/api/**"], "stored relative to the repository");
   await Promise.all([alice.close(), bob.close()]);
   // A root with glob characters is escaped in patterns, not in paths.
@@ -114,27 +115,48 @@ test("one repository at two paths on two machines: the same file is the same cla
     { claimed: ["/w/\\[x\\]/a.ts"], example: "/w/[x]/a.ts", message: "held: /w/\\[x\\]/a.ts and /w/\\[x\\]/**" });
 });
 
-test("a state the core cannot read is kept aside, the last good state restored, the operation retried, and it is reported", async () => {
+test("a stored instance the core cannot read is kept aside with its claims, the others go on, and it is reported", async () => {
   const namespace = ns();
   const store = createPgStore(server.store({ namespace }), { env });
-  // Three changes, so the state before the last one (last_good) holds the claim.
-  const id = (await store.run({ op: startOp(), now: "2026-11-23T10:00:00Z" })).result.instance_id;
-  await store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] }, now: "2026-11-23T10:00:01Z" });
-  await store.run({ op: { operation: "heartbeat", instance_id: id }, now: "2026-11-23T10:00:02Z" });
-  const garbage = '{"version": "2.0", "instances": [ {"id": "web-aaaaaa",';
-  await server.query("UPDATE nso_conductor_state SET state = $2 WHERE namespace = $1", [namespace, garbage]);
+  const a = (await store.run({ op: startOp(), now: "2026-11-23T10:00:00Z", random: "aaaaaa" })).result.instance_id;
+  const b = (await store.run({ op: startOp(), now: "2026-11-23T10:00:00Z", random: "bbbbbb" })).result.instance_id;
+  await store.run({ op: { operation: "claim", instance_id: a, files: ["/w/a.ts"] }, now: "2026-11-23T10:00:01Z" });
+  await store.run({ op: { operation: "claim", instance_id: b, files: ["/w/b.ts"] }, now: "2026-11-23T10:00:01Z" });
+  const garbage = '{"id": "web-aaaaaa", "last_heartbeat": "yesterday"}';
+  await server.query("UPDATE nso_conductor_instances SET doc = $3 WHERE namespace = $1 AND id = $2", [namespace, a, garbage]);
   const logged = [];
   const answer = await store.run({ op: { operation: "status" }, now: "2026-11-23T10:00:03Z", errorLog: (notice) => logged.push(notice) });
-  assert.deepEqual(answer.result.instances.map((i) => [i.id, i.files_claimed]), [[id, ["/w/a.ts"]]], "the claim survived through last_good");
+  assert.deepEqual(answer.result.instances.map((i) => [i.id, i.files_claimed]), [[b, ["/w/b.ts"]]], "the readable instance and its claim are there");
   assert.equal(answer.recovered.code, "state_recovered");
-  assert.equal(answer.recovered.restored_from, "last_good");
-  assert.match(answer.recovered.problem, /not valid JSON at line 1/);
+  assert.match(answer.recovered.problem, /last_heartbeat: "yesterday" is not an ISO 8601 time/);
+  assert.match(answer.recovered.message, /web-aaaaaa \(removed with their claims\)/);
   assert.match(answer.recovered.corrupt, /^"public"\."nso_conductor_corrupt" id \d+$/);
   assert.deepEqual(logged, [answer.recovered]);
   const kept = await server.query("SELECT state FROM nso_conductor_corrupt WHERE namespace = $1", [namespace]);
-  assert.deepEqual(kept, [{ state: garbage }], "the unreadable state is kept as it was");
-  const next = await store.run({ op: { operation: "heartbeat", instance_id: id }, now: "2026-11-23T10:00:04Z" });
-  assert.equal(next.recovered, null, "the state row is whole again");
+  assert.deepEqual(kept.map((r) => JSON.parse(r.state)), [{ instance: a, doc: garbage, claims: ["/w/a.ts"] }], "the unreadable row is kept as it was, with its claims");
+  const next = await store.run({ op: { operation: "claim", instance_id: b, files: ["/w/a.ts"] }, now: "2026-11-23T10:00:04Z" });
+  assert.equal(next.recovered, null, "the rows are whole again");
+  assert.equal(next.result.status, "ok", "the claim of the removed instance is free");
+  await store.close();
+});
+
+test("a client that takes the namespace's lock and then goes silent (a vanished machine) loses its session: the lock is free again", async () => {
+  const namespace = ns();
+  const store = createPgStore(server.store({ namespace, timeoutMs: 2000 }), { env });
+  const id = (await store.run({ op: startOp() })).result.instance_id;
+  // A client that did the first round trip of an operation (the lock, the read) and never the second.
+  const pg = (await import("pg")).default;
+  const silent = new pg.Client({ host: server.host, port: server.port, user: "nso", database: "postgres", password: server.password });
+  await silent.connect();
+  const ended = new Promise((resolve) => silent.on("error", resolve));
+  await silent.query("SELECT * FROM nso_conductor_read($1, true, false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')", [namespace]);
+  await assert.rejects(store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } }), (error) => error.kind === "timeout",
+    "while the lock is held, an operation waits its timeoutMs and fails");
+  const t0 = Date.now();
+  const error = await ended;
+  assert.match(String(error.message), /idle-session timeout|terminat/i, "the server ended the silent session");
+  assert.ok(Date.now() - t0 < 12_000);
+  assert.equal((await store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } })).result.status, "ok", "the lock is free");
   await store.close();
 });
 

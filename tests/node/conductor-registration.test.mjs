@@ -13,7 +13,7 @@ import { createClaims } from "../../plugin/claims.js";
 import { registrationEvent } from "../../plugin/conductor/registration.js";
 import { closeStores } from "../../plugin/conductor/stores.js";
 import { agentRows } from "../../bin/mc/agents.js";
-import { stopTestServer, testServer } from "./conductor/stores.mjs";
+import { stopTestServer, storedState, testServer } from "./conductor/stores.mjs";
 
 let server;
 before(async () => {
@@ -116,7 +116,7 @@ test("a registration that keeps timing out is surfaced to the person and Mission
     proxy.swallow = 0;
     const answer = await claims.claimPaths("ses_main", "build", [path.join(root, "src/a.ts")]);
     assert.equal(answer.status, "ok");
-    const instances = (await server.query("SELECT state FROM nso_conductor_state WHERE namespace = 'reg2'")).map((r) => JSON.parse(r.state).instances)[0];
+    const instances = JSON.parse(await storedState(server, "reg2")).instances;
     assert.deepEqual(instances.map((i) => i.task), ["migrate the billing tables"]);
   } finally {
     claims.dispose?.();

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
+
 use super::glob::{heads_meet, literal_head};
 use super::state::Instance;
 
@@ -40,35 +42,60 @@ impl<'a> HeldIndex<'a> {
     /// The claims whose literal heads meet that of the normalised pattern `text`, in state
     /// order (instance, then claim), so answers list conflicts as a scan of every claim would.
     pub(crate) fn candidates(&self, text: &str) -> Vec<ClaimAt> {
-        let head = literal_head(text);
         let mut found: Vec<ClaimAt> = Vec::new();
-        if head.is_empty() {
-            found.extend(self.by_head.values().flatten());
-        } else {
-            // The head itself and every folder above it, the empty head first.
-            let above = std::iter::once(0)
-                .chain(head.match_indices('/').map(|(i, _)| i))
-                .map(|i| &head[..i])
-                .chain(std::iter::once(head));
-            for key in above {
-                if let Some(list) = self.by_head.get(key) {
+        match HeadLookup::of(literal_head(text)) {
+            None => found.extend(self.by_head.values().flatten()),
+            Some(lookup) => {
+                for key in &lookup.exact {
+                    if let Some(list) = self.by_head.get(key.as_str()) {
+                        found.extend(list);
+                    }
+                }
+                for (_, list) in self.by_head.range::<str, _>((
+                    std::ops::Bound::Included(lookup.from.as_str()),
+                    std::ops::Bound::Excluded(lookup.to.as_str()),
+                )) {
                     found.extend(list);
                 }
-            }
-            // Everything under the head: keys from `head/` up to (not including) `head0`,
-            // `0` being the character after `/`.
-            let (from, to) = (format!("{head}/"), format!("{head}0"));
-            for (_, list) in self.by_head.range::<str, _>((
-                std::ops::Bound::Included(from.as_str()),
-                std::ops::Bound::Excluded(to.as_str()),
-            )) {
-                found.extend(list);
             }
         }
         found.sort_unstable();
         found.dedup();
         found.retain(|&(k, j)| heads_meet(text, &self.instances[k].files_claimed[j]));
         found
+    }
+}
+
+/// Where the claims that may meet a pattern with a given literal head are, in any store
+/// sorted by head (this index, or a database's btree in byte order): the heads equal to it
+/// or above it (exact look-ups), and the heads under it (one range).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HeadLookup {
+    /// The head itself and every folder above it, the empty head first.
+    pub exact: Vec<String>,
+    /// Heads under it: from `head/` (included) ...
+    pub from: String,
+    /// ... up to `head0` (excluded), `0` being the character after `/`.
+    pub to: String,
+}
+
+impl HeadLookup {
+    /// The look-ups for `head`; `None` for the empty head, which every claim may meet.
+    pub fn of(head: &str) -> Option<HeadLookup> {
+        if head.is_empty() {
+            return None;
+        }
+        let mut exact: Vec<String> = std::iter::once(0)
+            .chain(head.match_indices('/').map(|(i, _)| i))
+            .map(|i| head[..i].to_string())
+            .chain(std::iter::once(head.to_string()))
+            .collect();
+        exact.dedup();
+        Some(HeadLookup {
+            exact,
+            from: format!("{head}/"),
+            to: format!("{head}0"),
+        })
     }
 }
 
@@ -117,5 +144,15 @@ mod tests {
                 assert_eq!(index.candidates(text), scan, "{text}");
             }
         }
+    }
+
+    /// The look-ups of a head: itself and every folder above it, and the range under it.
+    #[test]
+    fn head_lookups() {
+        let l = HeadLookup::of("/w/src").unwrap();
+        assert_eq!(l.exact, ["", "/w", "/w/src"]);
+        assert_eq!((l.from.as_str(), l.to.as_str()), ("/w/src/", "/w/src0"));
+        assert_eq!(HeadLookup::of("/").unwrap().exact, ["", "/"]);
+        assert_eq!(HeadLookup::of(""), None);
     }
 }

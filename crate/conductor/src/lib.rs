@@ -16,7 +16,7 @@ pub mod clock;
 mod fields;
 pub mod gate;
 pub mod glob;
-mod held;
+pub mod held;
 pub mod intersect;
 pub mod liveness;
 mod ops;
@@ -104,4 +104,32 @@ pub fn covers(patterns: &[String], path: &str) -> bool {
 /// Can some path match both patterns? (A false "yes" is possible only past the work budget.)
 pub fn intersects(a: &str, b: &str) -> bool {
     intersect::intersects(a, b)
+}
+
+/// For a store that keeps claims as rows sorted by literal head: for each claim pattern (as
+/// given, or as stored), its normalised text, its literal head and where the claims that may
+/// meet it are ([`held::HeadLookup`]; `all` for the empty head, which every claim may meet);
+/// `null` for a pattern that is not absolute (the core refuses it whatever the state). Also
+/// the limit on the claims of one state, past which the whole state decides. JSON in and out.
+pub fn claim_lookups(patterns_json: &str) -> Result<String, String> {
+    let patterns: Vec<String> =
+        serde_json::from_str(patterns_json).map_err(|e| format!("claim patterns: {e}"))?;
+    let looked: Vec<serde_json::Value> = patterns
+        .iter()
+        .map(|p| {
+            if !p.starts_with('/') {
+                return serde_json::Value::Null;
+            }
+            let normal = glob::normalize(p);
+            let head = glob::literal_head(&normal).to_string();
+            match held::HeadLookup::of(&head) {
+                None => serde_json::json!({"pattern": normal, "head": head, "all": true}),
+                Some(l) => serde_json::json!({
+                    "pattern": normal, "head": head, "all": false,
+                    "exact": l.exact, "from": l.from, "to": l.to,
+                }),
+            }
+        })
+        .collect();
+    Ok(serde_json::json!({"max_claims": state::MAX_CLAIMS, "patterns": looked}).to_string())
 }

@@ -462,6 +462,13 @@ pub fn conductor_covers(patterns_json: &str, path: &str) -> Result<bool, JsValue
     Ok(conductor::covers(&patterns, path))
 }
 
+/// For a store keeping claims as rows: each pattern's literal head and where the claims that
+/// may meet it are (see [`conductor::claim_lookups`]).
+#[wasm_bindgen(js_name = conductorLookups)]
+pub fn conductor_lookups(patterns_json: &str) -> Result<String, JsValue> {
+    conductor::claim_lookups(patterns_json).map_err(|e| js_error("bad_input", &e))
+}
+
 /// Whether some path matches both claim patterns.
 #[wasm_bindgen(js_name = conductorIntersects)]
 pub fn conductor_intersects(a: &str, b: &str) -> bool {

@@ -4,6 +4,8 @@
 //   loop:  start; ROUNDS times claim 1-2 random patterns of a pool of overlapping paths and
 //          globs under ROOT, then release all; done. Store errors (the server restarting) are
 //          retried. Prints "done <errors>" at the end.
+//   plain: loop without the test hook inside the transaction (the store's own path: write,
+//          COMMIT and unlock in one call); the test audits the claim rows instead.
 //   storm: the same without end (the test kills it); prints "ready" after its start, and
 //          "in-tx <revision>" from inside a transaction whose writes are made but not yet
 //          committed (it then waits 3 s there, so the test's kill lands in it).
@@ -14,6 +16,7 @@ import { openStore } from "../../../plugin/conductor/stores.js";
 import { processStartToken } from "../../../plugin/conductor/liveness.js";
 
 const [mode, settingsJson, host, root, arg] = process.argv.slice(2);
+const looping = mode === "loop" || mode === "plain";
 const settings = JSON.parse(settingsJson);
 const store = openStore({ store: settings }, { env: process.env });
 const POOL = ["src/a.ts", "src/b.ts", "src/**", "src/*.ts", "src/api/users.ts", "src/api/**", "lib/x.js", "lib/{x,y}.js",
@@ -39,13 +42,14 @@ async function record(client, answer, ev) {
 async function op(operation, fields, ev) {
   for (;;) {
     try {
-      const answer = await store.run({ op: { operation, ...fields }, host, insideLock: (a, client) => record(client, a, ev) });
+      const insideLock = mode === "plain" ? undefined : (a, client) => record(client, a, ev);
+      const answer = await store.run({ op: { operation, ...fields }, host, insideLock });
       // A done whose COMMIT went through before the connection broke, retried: already done.
       if (answer.error?.code === "unknown_instance" && operation === "done" && errors) return { status: "ok" };
       if (answer.error) throw new Error(`${operation}: ${answer.error.code}: ${answer.error.message}`);
       return answer.result;
     } catch (error) {
-      if (error.code !== "conductor_store" || mode !== "loop") throw error;
+      if (error.code !== "conductor_store" || !looping) throw error;
       errors++;
       await sleep(50);
       // A start whose COMMIT went through before the connection broke: adopt that instance.

@@ -80,3 +80,23 @@ export function spawnPgWorker(mode, settings, host, root, arg = "", env = proces
     }),
   };
 }
+
+/**
+ * The state of `namespace` as the PostgreSQL store holds it, read from its rows directly (not
+ * through the store), as status.json text: instances in order, each with its claims in order,
+ * and global_claims derived.
+ */
+export async function storedState(server, namespace, schema = "public") {
+  const t = (name) => `"${schema}"."nso_conductor_${name}"`;
+  const instances = await server.query(`SELECT id, doc FROM ${t("instances")} WHERE namespace = $1 ORDER BY seq`, [namespace]);
+  const claims = await server.query(`SELECT instance, pattern FROM ${t("claims")} WHERE namespace = $1 ORDER BY seq`, [namespace]);
+  const global = {};
+  const list = instances.map(({ id, doc }) => {
+    const files = claims.filter((c) => c.instance === id).map((c) => c.pattern);
+    for (const p of files) global[p] ??= id;
+    return { ...JSON.parse(doc), files_claimed: files };
+  });
+  const orphans = claims.filter((c) => !instances.some((i) => i.id === c.instance));
+  if (orphans.length) throw new Error(`claims without an instance: ${JSON.stringify(orphans)}`);
+  return JSON.stringify({ version: "2.0", instances: list, global_claims: global });
+}
