@@ -40,7 +40,6 @@ build_package() {
   wasm-bindgen "$wasm" --out-dir pkg --typescript --target nodejs --out-name "$name"
   node_modules/.bin/wasm-opt -O3 --enable-bulk-memory --enable-nontrapping-float-to-int \
     --enable-reference-types --enable-multivalue --enable-sign-ext "pkg/${name}_bg.wasm" -o "pkg/${name}_bg.wasm"
-  echo "$manifest"
 }
 
 # pkg/package.json for the package OUT_NAME, from the crate at MANIFEST (name, description,
