@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
-import { isNsoEntry } from "./init/opencode.js";
+import { isNsoEntry, isPackageEntry } from "./init/opencode.js";
 import { CONFIG_FILE, PACKAGE_ROOT, projectRoot } from "./init/project.js";
 import { readIfExists } from "./init/json-file.js";
 import { agentRights } from "./init/rights.js";
@@ -46,7 +46,10 @@ function pluginCheck(root) {
     if (config === null) return bad(name, `${rel} is not valid JSON, so OpenCode cannot read its plugin list.`, `correct ${rel}.`);
     const entry = (Array.isArray(config?.plugin) ? config.plugin : []).map((e) => (Array.isArray(e) ? e[0] : e)).find(isNsoEntry);
     if (entry === undefined) continue;
-    if (entry.startsWith("nso-opencode")) return ok(name, `${rel} loads the package ${entry}`);
+    if (isPackageEntry(entry)) {
+      return bad(name, `${rel} names NSO by package (${JSON.stringify(entry)}): OpenCode installs such a plugin from the npm registry, where NSO is not published, so it does not load.`,
+        "run `nso init opencode`: it replaces the entry with the path of NSO's plugin file.");
+    }
     const target = path.resolve(path.dirname(file), entry.replace(/^file:\/\//, ""));
     if (!fs.existsSync(target)) return bad(name, `${rel} loads NSO from ${entry}, but ${target} does not exist.`, "run `nso init opencode` again to write the right entry.");
     return ok(name, `${rel} loads ${entry}`);

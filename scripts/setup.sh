@@ -5,11 +5,33 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WASM_BINDGEN_VERSION=0.2.130
-WASM_PACK_VERSION=0.15.1
+# wasm-bindgen's CLI must be the version of the wasm-bindgen crate in Cargo.lock.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 export PATH="$HOME/.cargo/bin:$PATH"
 
 log() { printf '[setup] %s\n' "$*"; }
+
+# The npm installs wait mostly on the network, the cargo installs on the CPU: on a fresh machine
+# they run side by side, npm's in the background (its failure fails the setup at the `wait`).
+npm_installs() {
+  if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
+    log "npm ci (from package-lock.json)"
+    npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
+  else
+    log "node_modules present"
+  fi
+  # The test host (real OpenCode) in its own folder: the registry lacks OpenCode's packages for
+  # other platforms, so they never enter a lock file and `npm ci` would refuse it; `npm install`
+  # takes the versions pinned by tests/host/package-lock.json.
+  if [ ! -d tests/host/node_modules ] || ! (cd tests/host && npm ls --depth=0 >/dev/null 2>&1); then
+    log "npm install in tests/host (OpenCode for the end-to-end tests)"
+    (cd tests/host && npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error)
+  else
+    log "tests/host/node_modules present"
+  fi
+}
+npm_installs &
+npm_pid=$!
 
 # Debian's rustc-web has the wasm32 std sources (rustup cannot add the target here);
 # ripgrep is what OpenCode's grep/glob use (else they try to download it);
@@ -29,21 +51,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   log "Debian packages present"
 fi
-# wasm-pack only checks that this folder exists; the std is built from source (-Zbuild-std).
-mkdir -p /usr/lib/rustlib/wasm32-unknown-unknown/lib
 
-if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+# wasm-bindgen's CLI writes pkg/'s JS glue (scripts/build.sh). No registry reachable here ships
+# it prebuilt (npm's wasm-pack downloads binaries from GitHub at install time), so it is
+# compiled: only the wasm-bindgen binary, without the TLS stack of the default features (used
+# by wasm-bindgen-test-runner's downloads, not by the bindings).
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION"; then
   log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
   # no --locked: its lock file pins a crate the registry mirror lacks
-  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features --bin wasm-bindgen
 else
   log "wasm-bindgen $WASM_BINDGEN_VERSION present"
-fi
-if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
-  log "cargo install wasm-pack $WASM_PACK_VERSION"
-  cargo install -q wasm-pack --version "$WASM_PACK_VERSION"
-else
-  log "wasm-pack $WASM_PACK_VERSION present"
 fi
 
 if rustup toolchain list 2>/dev/null | grep -q nightly; then
@@ -57,19 +75,5 @@ else
   log "no nightly toolchain: fuzzing (scripts/fuzz.sh) unavailable"
 fi
 
-if [ ! -d node_modules ] || ! npm ls --depth=0 >/dev/null 2>&1; then
-  log "npm ci (from package-lock.json)"
-  npm_config_fetch_retries=0 npm ci --no-audit --no-fund --loglevel=error
-else
-  log "node_modules present"
-fi
-# The test host (real OpenCode) in its own folder: the registry lacks OpenCode's packages for
-# other platforms, so they never enter a lock file and `npm ci` would refuse it; `npm install`
-# takes the versions pinned by tests/host/package-lock.json.
-if [ ! -d tests/host/node_modules ] || ! (cd tests/host && npm ls --depth=0 >/dev/null 2>&1); then
-  log "npm install in tests/host (OpenCode for the end-to-end tests)"
-  (cd tests/host && npm_config_fetch_retries=0 npm install --no-audit --no-fund --loglevel=error)
-else
-  log "tests/host/node_modules present"
-fi
+wait "$npm_pid"
 log "wasm toolchain: $(/usr/bin/rustc --version)"

@@ -14,18 +14,25 @@ export const OPENCODE_SCHEMA = "https://opencode.ai/config.json";
  */
 export function isNsoEntry(entry) {
   if (typeof entry !== "string") return false;
-  return entry === PACKAGE_NAME || entry.startsWith(`${PACKAGE_NAME}@`) || /(^|[/\\])plugin[/\\]nso-plugin\.js$/.test(entry);
+  return isPackageEntry(entry) || /(^|[/\\])plugin[/\\]nso-plugin\.js$/.test(entry);
 }
 
 /**
- * NSO's entry for the checkout or package at `packageRoot`, as written into a config file in
- * `configDir`: the package name when NSO was installed from npm (it sits in a `node_modules`
- * folder), else the path of its plugin file relative to the config file (OpenCode resolves it
- * from there), so a shared config holds no path of one person's machine; `absolute` asks for
- * the absolute path.
+ * Whether `entry` names NSO by package. OpenCode installs such an entry from the npm registry
+ * into its own cache (it never looks in the project's `node_modules`), and NSO is not published
+ * there: only a path loads NSO.
+ */
+export function isPackageEntry(entry) {
+  return entry === PACKAGE_NAME || entry.startsWith(`${PACKAGE_NAME}@`);
+}
+
+/**
+ * NSO's entry for the checkout or installed package at `packageRoot`, as written into a config
+ * file in `configDir`: the path of its plugin file relative to the config file (OpenCode
+ * resolves it from there), so a shared config holds no path of one person's machine;
+ * `absolute` asks for the absolute path.
  */
 export function pluginEntry(packageRoot, configDir, { absolute = false } = {}) {
-  if (/[/\\]node_modules[/\\]/.test(`${packageRoot}/`)) return PACKAGE_NAME;
   const file = path.join(packageRoot, "plugin/nso-plugin.js");
   return absolute || configDir === undefined ? file : relativeEntry(configDir, file);
 }
@@ -38,8 +45,10 @@ export function relativeEntry(dir, file) {
 
 /**
  * The config `text` of `file` (undefined: none yet) with `entry` in its `plugin` list.
- * Returns `{text, changed, present}`: `present` is the NSO entry already there (then nothing
- * changes: another way of loading NSO is the user's choice, and two would load it twice).
+ * Returns `{text, changed, present, replaced}`: `present` is the NSO entry already there (then
+ * nothing changes: another way of loading NSO is the user's choice, and two would load it
+ * twice), except an entry naming NSO by package, which OpenCode cannot load ({@link
+ * isPackageEntry}): it is `replaced` by `entry` where it stands.
  * Throws {@link InitError} for a file that is not JSON (comments too: they would be lost),
  * or whose `plugin` is not a list.
  */
@@ -48,10 +57,15 @@ export function mergeOpencodeConfig(text, entry, file = "opencode.json") {
   if (config.plugin !== undefined && !Array.isArray(config.plugin)) {
     throw new InitError(`${file}: "plugin" is not a list; nothing was written.`, `make "plugin" a list of plugin names or paths, e.g. ["${entry}"].`);
   }
-  const present = (config.plugin ?? []).find(isNsoEntry);
-  if (present !== undefined) return { text, changed: false, present };
+  const plugins = config.plugin ?? [];
+  const present = plugins.find((e) => isNsoEntry(e) && !isPackageEntry(e));
+  if (present !== undefined) return { text, changed: false, present, replaced: undefined };
+  // Only package entries are left: the first becomes NSO's entry, the others go.
+  const at = plugins.findIndex(isNsoEntry);
+  const replaced = plugins[at];
+  const next = at < 0 ? [...plugins, entry] : plugins.flatMap((e, i) => (i === at ? [entry] : isNsoEntry(e) ? [] : [e]));
   const out = text === undefined || text.trim() === ""
     ? jsonText({ $schema: OPENCODE_SCHEMA, plugin: [entry] })
-    : jsonText({ ...config, plugin: [...(config.plugin ?? []), entry] });
-  return { text: out, changed: true, present: undefined };
+    : jsonText({ ...config, plugin: next });
+  return { text: out, changed: true, present: undefined, replaced };
 }

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadCore } from "../../plugin/core-loader.js";
 import { InitError } from "./json-file.js";
+import { PACKAGE_NAME } from "./opencode.js";
 import { workTreeOf } from "./staged.js";
 
 export const CONFIG_FILE = ".opencode/nso.json";
@@ -17,6 +18,30 @@ export const SETTINGS_FILE = { mode: 0o644, keepMode: true, followLink: true };
 /** NSO's own command line and package folder (absolute), for the commands it installs. */
 export const NSO_JS = fileURLToPath(new URL("../nso.js", import.meta.url));
 export const PACKAGE_ROOT = path.resolve(path.dirname(NSO_JS), "..");
+
+/**
+ * NSO's folder as `fromDir` reaches it: through a `node_modules/nso-opencode` of `fromDir` or a
+ * folder above it when that is this NSO (a package installed there, or the link `npm install
+ * <folder>` makes), else `packageRoot` itself. A path written through `node_modules` stays right
+ * for everyone who installs the project's dependencies.
+ */
+export function reachableRoot(packageRoot, fromDir) {
+  const real = realpathOf(packageRoot);
+  for (let dir = path.resolve(fromDir); real !== undefined; dir = path.dirname(dir)) {
+    const installed = path.join(dir, "node_modules", PACKAGE_NAME);
+    if (realpathOf(installed) === real) return installed;
+    if (path.dirname(dir) === dir) break;
+  }
+  return packageRoot;
+}
+
+function realpathOf(file) {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The project root: the git work tree holding `dir`, else `dir` itself. */
 export function projectRoot(dir) {

@@ -1,14 +1,15 @@
-// `nso init opencode` and `nso enforce`: NSO's entry in OpenCode's config (the package name,
-// or a path relative to the config file), a `.opencode/nso.json` with its schema and a preset
-// in audit mode, what each of the project's agents may then do, and the switch to enforcing.
-// Nothing of the user's is overwritten; `--dry-run` shows every change and makes none.
+// `nso init opencode` and `nso enforce`: NSO's entry in OpenCode's config (a path relative to
+// the config file, through node_modules when NSO is installed there), a `.opencode/nso.json`
+// with its schema and a preset in audit mode, what each of the project's agents may then do,
+// and the switch to enforcing. Nothing of the user's is overwritten; `--dry-run` shows every
+// change and makes none.
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline/promises";
 import { replaceFile } from "../../plugin/atomic-file.js";
 import { InitError, jsonText, parseObject, readIfExists } from "./json-file.js";
 import { mergeOpencodeConfig, pluginEntry, relativeEntry } from "./opencode.js";
-import { CONFIG_FILE, PACKAGE_ROOT, SETTINGS_FILE, policyOf, projectRoot } from "./project.js";
+import { CONFIG_FILE, PACKAGE_ROOT, SETTINGS_FILE, policyOf, projectRoot, reachableRoot } from "./project.js";
 import { agentRights, presetNames, rightsText } from "./rights.js";
 
 /** A project plugin file (`.opencode/plugin(s)/*.js`) that already loads NSO, if any. */
@@ -47,8 +48,9 @@ async function choosePreset(opts, out) {
 
 /** The `$schema` reference of a `.opencode/nso.json` NSO writes, relative to it unless `absolute`. */
 function schemaRef(root, absolute) {
-  const schema = path.join(PACKAGE_ROOT, "schema/nso.schema.json");
-  return absolute ? schema : relativeEntry(path.join(root, ".opencode"), schema);
+  const dir = path.join(root, ".opencode");
+  const schema = path.join(reachableRoot(PACKAGE_ROOT, dir), "schema/nso.schema.json");
+  return absolute ? schema : relativeEntry(dir, schema);
 }
 
 /** A change `nso init` makes: `file` gets `text`; `note` says what it is. */
@@ -73,7 +75,7 @@ export async function initOpencode(opts, out) {
   const changes = [];
 
   const viaFile = pluginFileLoadingNso(root);
-  const entry = pluginEntry(PACKAGE_ROOT, path.dirname(file), { absolute: opts.absolute });
+  const entry = pluginEntry(reachableRoot(PACKAGE_ROOT, path.dirname(file)), path.dirname(file), { absolute: opts.absolute });
   if (viaFile) {
     out(`OpenCode already loads NSO through the project plugin file ${viaFile}; ${path.basename(file)} was left as it is (two entries would load NSO twice).`);
   } else {
@@ -85,7 +87,9 @@ export async function initOpencode(opts, out) {
       throw error;
     }
     if (merged.present !== undefined) out(`${file} already loads NSO (${JSON.stringify(merged.present)}); nothing changed.`);
-    else changes.push({ file, text: merged.text, note: `added NSO to the plugin list (${JSON.stringify(entry)})` });
+    else if (merged.replaced !== undefined) {
+      changes.push({ file, text: merged.text, note: `replaced ${JSON.stringify(merged.replaced)} in the plugin list with ${JSON.stringify(entry)} (OpenCode installs a plugin named by package from the npm registry, where NSO is not published)` });
+    } else changes.push({ file, text: merged.text, note: `added NSO to the plugin list (${JSON.stringify(entry)})` });
   }
 
   const configFile = path.join(root, CONFIG_FILE);

@@ -102,9 +102,15 @@ test("OpenCode config: NSO's entry added once, $schema and other keys kept; comm
   assert.equal(merged.changed, true);
   const again = mergeOpencodeConfig(merged.text, "/opt/nso/plugin/nso-plugin.js");
   assert.deepEqual([again.changed, again.present, again.text], [false, "/opt/nso/plugin/nso-plugin.js", merged.text]);
-  // Another way of naming NSO already there: left as the user wrote it, NSO not added twice.
-  const pinned = '{"plugin": ["nso-opencode@0.1.0"]}';
-  assert.deepEqual(mergeOpencodeConfig(pinned, "/opt/nso/plugin/nso-plugin.js"), { text: pinned, changed: false, present: "nso-opencode@0.1.0" });
+  // Another path to NSO already there: left as the user wrote it, NSO not added twice.
+  const other = '{"plugin": ["../nso/plugin/nso-plugin.js"]}';
+  assert.deepEqual(mergeOpencodeConfig(other, "/opt/nso/plugin/nso-plugin.js"), { text: other, changed: false, present: "../nso/plugin/nso-plugin.js", replaced: undefined });
+  // NSO named by package (OpenCode would look for it in the npm registry): replaced where it
+  // stands, a second one dropped, a path entry kept over both.
+  const pinned = mergeOpencodeConfig('{"plugin": ["a", "nso-opencode@0.1.0", "b", "nso-opencode"]}', "./x/plugin/nso-plugin.js");
+  assert.deepEqual([JSON.parse(pinned.text).plugin, pinned.replaced], [["a", "./x/plugin/nso-plugin.js", "b"], "nso-opencode@0.1.0"]);
+  const both = '{"plugin": ["nso-opencode", "/opt/nso/plugin/nso-plugin.js"]}';
+  assert.equal(mergeOpencodeConfig(both, "./x/plugin/nso-plugin.js").changed, false);
   assert.equal(mergeOpencodeConfig(undefined, "nso-opencode").text, '{\n  "$schema": "https://opencode.ai/config.json",\n  "plugin": [\n    "nso-opencode"\n  ]\n}\n');
   assert.equal(mergeOpencodeConfig('{"model": "m"}', "nso-opencode").text, '{\n  "model": "m",\n  "plugin": [\n    "nso-opencode"\n  ]\n}\n');
   assert.throws(() => mergeOpencodeConfig(fixture("opencode.user.jsonc"), "nso-opencode", "/p/opencode.jsonc"),
@@ -112,8 +118,10 @@ test("OpenCode config: NSO's entry added once, $schema and other keys kept; comm
   assert.throws(() => mergeOpencodeConfig('{"plugin": "nso-opencode"}', "nso-opencode"), /"plugin" is not a list/);
 });
 
-test("NSO's plugin entry: the package name from npm, the plugin file from a checkout", () => {
-  assert.equal(pluginEntry("/home/me/app/node_modules/nso-opencode"), "nso-opencode");
+test("NSO's plugin entry: the path of its plugin file, relative to the config file unless asked", () => {
+  assert.equal(pluginEntry("/home/me/app/node_modules/nso-opencode", "/home/me/app"), "./node_modules/nso-opencode/plugin/nso-plugin.js");
+  assert.equal(pluginEntry("/home/me/src/nso", "/home/me/app"), "../src/nso/plugin/nso-plugin.js");
+  assert.equal(pluginEntry("/home/me/src/nso", "/home/me/app", { absolute: true }), "/home/me/src/nso/plugin/nso-plugin.js");
   assert.equal(pluginEntry("/home/me/src/nso"), "/home/me/src/nso/plugin/nso-plugin.js");
   for (const e of ["nso-opencode", "nso-opencode@1.2.3", "/a/plugin/nso-plugin.js", "file:///a/plugin/nso-plugin.js", "../nso/plugin/nso-plugin.js"]) {
     assert.equal(isNsoEntry(e), true, e);

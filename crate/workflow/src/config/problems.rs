@@ -39,8 +39,8 @@ impl From<ConfigError> for Problem {
 pub fn every_problem(file: &str, text: &str) -> Vec<Problem> {
     let whole = parse(file, Some(text)).err();
     // Not JSON or not an object: nothing more can be said.
-    let top: Map<String, Value> = match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(top)) => top,
+    let top = match serde_json::from_str::<InFileOrder>(text) {
+        Ok(InFileOrder(top)) => top,
         _ => return whole.into_iter().map(Problem::from).collect(),
     };
     let mut problems = Vec::new();
@@ -70,6 +70,33 @@ pub fn every_problem(file: &str, text: &str) -> Vec<Problem> {
     problems
 }
 
+/// A JSON object's members in the order the file has them (a `serde_json::Map` sorts its keys),
+/// so that problems are listed as a person reads the file.
+struct InFileOrder(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for InFileOrder {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = InFileOrder;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<InFileOrder, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, Value>()? {
+                    members.push(member);
+                }
+                Ok(InFileOrder(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +116,16 @@ mod tests {
             paths.iter().any(|p| p.starts_with("authority.rules[0]")),
             "{paths:?}"
         );
+    }
+
+    #[test]
+    fn problems_come_in_the_order_of_the_file() {
+        let text = r#"{"memory": {"enabled": "yes"}, "logdir": "x", "hooks": {"timeoutMs": -1}}"#;
+        let paths: Vec<String> = every_problem("f", text)
+            .into_iter()
+            .map(|p| p.path)
+            .collect();
+        assert_eq!(paths, ["memory.enabled", "logdir", "hooks.timeoutMs"]);
     }
 
     #[test]
