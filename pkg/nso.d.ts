@@ -116,6 +116,12 @@ export function conductorCovers(patterns_json: string, path: string): boolean;
  */
 export function conductorIntersects(a: string, b: string): boolean;
 
+/**
+ * For a store keeping claims as rows: each pattern's literal head and where the claims that
+ * may meet it are (see [`conductor::claim_lookups`]).
+ */
+export function conductorLookups(patterns_json: string): string;
+
 export function isReadTool(tool: string): boolean;
 
 /**

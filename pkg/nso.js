@@ -464,6 +464,34 @@ function conductorIntersects(a, b) {
 exports.conductorIntersects = conductorIntersects;
 
 /**
+ * For a store keeping claims as rows: each pattern's literal head and where the claims that
+ * may meet it are (see [`conductor::claim_lookups`]).
+ * @param {string} patterns_json
+ * @returns {string}
+ */
+function conductorLookups(patterns_json) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        const ptr0 = passStringToWasm0(patterns_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.conductorLookups(ptr0, len0);
+        var ptr2 = ret[0];
+        var len2 = ret[1];
+        if (ret[3]) {
+            ptr2 = 0; len2 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred3_0 = ptr2;
+        deferred3_1 = len2;
+        return getStringFromWasm0(ptr2, len2);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+    }
+}
+exports.conductorLookups = conductorLookups;
+
+/**
  * @param {string} tool
  * @returns {boolean}
  */

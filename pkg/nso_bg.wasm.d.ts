@@ -8,6 +8,7 @@ export const claudeToolCall: (a: number, b: number, c: number, d: number) => [nu
 export const conductorApply: (a: number, b: number) => [number, number];
 export const conductorCovers: (a: number, b: number, c: number, d: number) => [number, number, number];
 export const conductorIntersects: (a: number, b: number, c: number, d: number) => number;
+export const conductorLookups: (a: number, b: number) => [number, number, number, number];
 export const isReadTool: (a: number, b: number) => number;
 export const notEnforcingText: (a: number, b: number, c: number, d: number) => [number, number];
 export const nso_aliveLine: (a: number, b: number, c: number, d: number, e: number) => [number, number];
