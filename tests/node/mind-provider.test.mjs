@@ -54,10 +54,15 @@ function project(mode, extra = {}) {
 const mindOf = (dir) => createNso({ directory: dir, worktree: dir }).continuity.mind();
 const records = (dir, name) => fs.readFileSync(path.join(dir, MIND, name), "utf8").trim().split("\n").map((l) => JSON.parse(l));
 const inputs = (log) => (fs.existsSync(log) ? fs.readdirSync(log).filter((f) => f.startsWith("input-")).map((f) => fs.readFileSync(path.join(log, f), "utf8")) : []);
+/** Whether `pid` runs (a zombie left unreaped by the container's init does not). */
 const alive = (pid) => {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }
@@ -109,17 +114,17 @@ test("a secret in the lane never reaches the provider's stdin", async () => {
   assert.ok(sent.length >= 2);
   for (const text of sent) {
     for (const secret of SECRETS) assert.ok(!text.includes(secret), `${secret} was sent`);
-    assert.ok(text.includes("[REDACTED]"));
+    if (JSON.parse(text).pass === "observations") assert.ok(text.includes("[REDACTED]"));
   }
   assert.ok(sent.some((t) => t.includes("acme_[REDACTED]")), "the project's own redaction rules apply");
 });
 
 test("a provider that hangs is killed at its timeout, with what it started; the deterministic records stand", async () => {
   const plain = await deterministic();
-  const { dir, log } = project("sleep", { timeoutMs: 400, passes: ["observations"] });
+  const { dir, log } = project("sleep", { timeoutMs: 2500, passes: ["observations"] });
   const started = Date.now();
   const report = await mindOf(dir).ingest();
-  assert.ok(Date.now() - started < 4000, "the ingestion did not wait for the command");
+  assert.ok(Date.now() - started < 10_000, "the ingestion did not wait for the command");
   assert.equal(report.providerFailures, 1);
   const pid = Number(fs.readFileSync(path.join(log, "pid-0"), "utf8"));
   const child = Number(fs.readFileSync(path.join(log, "child-0"), "utf8"));
@@ -127,7 +132,7 @@ test("a provider that hangs is killed at its timeout, with what it started; the 
   assert.equal(alive(pid), false, "the command was killed");
   assert.equal(alive(child), false, "and the process it started");
   assert.deepEqual(records(dir, "observations.jsonl"), plain.observations);
-  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /provider scripted on ses_p1 chunk 0: timed out after 400 ms \(killed\); the deterministic records stand/);
+  assert.match(readIf(dir, ".opencode/logs/nso-errors.log"), /provider scripted on ses_p1 chunk 0: timed out after 2500 ms \(killed\); the deterministic records stand/);
 });
 
 for (const [mode, extra, why] of [
