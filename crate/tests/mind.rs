@@ -387,7 +387,11 @@ fn the_overview_shows_each_segments_open_questions_and_latest_reflections() {
     let steps = vec![
         ("ses_1", "user", text("make the login work")),
         ("ses_1", "assistant", edit("/p/src/auth/login.ts")),
-        ("ses_1", "assistant", text("Should the cookie be SameSite=Strict?")),
+        (
+            "ses_1",
+            "assistant",
+            text("Should the cookie be SameSite=Strict?"),
+        ),
         ("ses_2", "user", text("tidy the docs")),
         ("ses_2", "assistant", text("Which style guide applies?")),
         ("ses_2", "user", text("Ours.")),
@@ -397,8 +401,19 @@ fn the_overview_shows_each_segments_open_questions_and_latest_reflections() {
         "reflectAfter": 1
     }))
     .unwrap();
-    let d = distill(&lane(&steps), false, Some("/p"), &settings, &HashMap::new(), &Redactor::default());
-    let observations: String = d.append.iter().map(|o| serde_json::to_string(o).unwrap() + "\n").collect();
+    let d = distill(
+        &lane(&steps),
+        false,
+        Some("/p"),
+        &settings,
+        &HashMap::new(),
+        &Redactor::default(),
+    );
+    let observations: String = d
+        .append
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap() + "\n")
+        .collect();
     let reflections: String = nso::mind::reflect::reflect(&d.append, &settings)
         .iter()
         .map(|r| serde_json::to_string(r).unwrap() + "\n")
@@ -409,11 +424,35 @@ fn the_overview_shows_each_segments_open_questions_and_latest_reflections() {
         ..Corpus::default()
     };
     let view = nso::mind::overview::overview(&corpus, 5);
-    let auth = view.segments.iter().find(|s| s.name == "auth").expect("auth segment");
-    let questions: Vec<_> = auth.questions.iter().map(|q| (q.text.as_str(), q.session.as_str())).collect();
-    assert_eq!(questions, [("Should the cookie be SameSite=Strict?", "ses_1")], "the answered question is not open");
-    assert!(!auth.reflections.is_empty() && auth.reflections.iter().all(|r| r.id.starts_with("r-auth-")));
-    assert!(view.segments.iter().all(|s| s.questions.iter().all(|q| !q.text.contains("style guide"))));
+    let auth = view
+        .segments
+        .iter()
+        .find(|s| s.name == "auth")
+        .expect("auth segment");
+    let questions: Vec<_> = auth
+        .questions
+        .iter()
+        .map(|q| (q.text.as_str(), q.session.as_str()))
+        .collect();
+    assert_eq!(
+        questions,
+        [("Should the cookie be SameSite=Strict?", "ses_1")],
+        "the answered question is not open"
+    );
+    assert!(
+        !auth.reflections.is_empty()
+            && auth.reflections.iter().all(|r| r.id.starts_with("r-auth-"))
+    );
+    assert!(view
+        .segments
+        .iter()
+        .all(|s| s.questions.iter().all(|q| !q.text.contains("style guide"))));
     let small = nso::mind::overview::overview(&corpus, 0);
-    assert!(small.segments.iter().all(|s| s.questions.is_empty() && s.reflections.is_empty()), "bounded");
+    assert!(
+        small
+            .segments
+            .iter()
+            .all(|s| s.questions.is_empty() && s.reflections.is_empty()),
+        "bounded"
+    );
 }

@@ -361,21 +361,23 @@ pub(super) fn settings_from_json(v: &Value) -> Result<ProviderSettings, super::S
                     })?
                     .to_string()
             }
-            "command" => s.command = value
-                .as_array()
-                .filter(|l| !l.is_empty())
-                .and_then(|l| {
-                    l.iter()
-                        .map(|x| x.as_str().filter(|x| !x.is_empty()).map(str::to_string))
-                        .collect::<Option<Vec<_>>>()
-                })
-                .ok_or_else(|| {
-                    err(
+            "command" => {
+                s.command = value
+                    .as_array()
+                    .filter(|l| !l.is_empty())
+                    .and_then(|l| {
+                        l.iter()
+                            .map(|x| x.as_str().filter(|x| !x.is_empty()).map(str::to_string))
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .ok_or_else(|| {
+                        err(
                         "provider.command",
                         "must be a non-empty list of strings (the program, then its arguments).",
                         "write e.g. [\"node\", \"tools/refine.mjs\"].",
                     )
-                })?,
+                    })?
+            }
             "timeoutMs" => s.timeout_ms = number(key, value, 100, 600_000)?,
             "maxInputBytes" => s.max_input_bytes = number(key, value, 1024, 16 << 20)? as usize,
             "maxOutputBytes" => s.max_output_bytes = number(key, value, 256, 4 << 20)? as usize,
