@@ -13,7 +13,7 @@ const MAX_LEDGER_BYTES = 2 << 20;
 const MAX_WATCHED = 50;
 
 /** The project's config text (undefined when missing or unreadable). */
-function configText(root) {
+export function configText(root) {
   try {
     return fs.readFileSync(path.join(root, ".opencode/nso.json"), "utf8");
   } catch {

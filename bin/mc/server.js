@@ -1,5 +1,5 @@
 // The HTTP side of `nso mc` (docs/mission-control.md, part 3): the page, the snapshot and its
-// deltas over Server-Sent Events, one agent's inspector, a project's decision ledger, and the
+// deltas over Server-Sent Events, one agent's inspector, a project's decision ledger and Mind, and the
 // person's two actions on claims. Bound to 127.0.0.1 only; every request is checked by
 // access.js (Host, Origin, token) before anything else, and every answer carries a strict
 // Content-Security-Policy.
@@ -13,6 +13,7 @@ import { COOKIE, newToken, refusal } from "./access.js";
 import { ActionError, forceClaims, releaseClaims } from "./actions.js";
 import { createLedgers } from "./ledger.js";
 import { createLive } from "./live.js";
+import { readMind } from "./mind.js";
 import { serverAnswers } from "./inspector.js";
 import { inspect } from "./model.js";
 
@@ -21,6 +22,7 @@ const ASSETS = {
   "/app.js": ["app.js", "text/javascript; charset=utf-8"],
   "/dom.js": ["dom.js", "text/javascript; charset=utf-8"],
   "/inspector.js": ["inspector.js", "text/javascript; charset=utf-8"],
+  "/mind.js": ["mind.js", "text/javascript; charset=utf-8"],
   "/style.css": ["style.css", "text/css; charset=utf-8"],
 };
 /** The policy of every answer: nothing but this origin's own files; no inline code or style. */
@@ -166,11 +168,11 @@ export async function startServer({ home, port = 0, token = newToken(), liveOpti
     if (route === "/events") return events(req, res);
     if (route === "/api/snapshot") return send(res, 200, live.snapshot());
     if (route === "/api/inspect") return send(res, 200, await inspectRow(url.searchParams.get("key") ?? ""));
-    if (route === "/api/decisions") {
+    if (route === "/api/decisions" || route === "/api/mind") {
       const root = url.searchParams.get("root") ?? "";
       const known = new Set((live.snapshot()?.instances ?? []).map((i) => i.root).filter(Boolean));
       if (!known.has(root)) return fail(res, 404, "Not a project Mission Control knows (one of its instances' roots).");
-      return send(res, 200, ledgers.read(root));
+      return send(res, 200, route === "/api/mind" ? readMind(root) : ledgers.read(root));
     }
     if (route === "/favicon.ico") return send(res, 204, "", "image/x-icon");
     return fail(res, 404, "Not found.");

@@ -2,10 +2,14 @@
 //! apart, chunking, revisions that supersede, routing, Insight's bounds, and the parsers
 //! under random damage (no panic, every bad line counted).
 
+mod mind_lanes;
 mod rng;
 
+use mind_lanes::{bash, edit, lane, text};
+
 use nso::continuity::events::from_lane;
-use nso::mind::distill::distill;
+use nso::continuity::redact::Redactor;
+use nso::mind::distill::{distill, Kept};
 use nso::mind::insight::{Corpus, Insight, MAX_CHARS, WIDTH};
 use nso::mind::observe::observe;
 use nso::mind::route::place;
@@ -13,44 +17,6 @@ use nso::mind::{Kind, MindSettings, Observation};
 use rng::Rng;
 use serde_json::json;
 use std::collections::HashMap;
-
-/// A lane of one or more sessions built from (session, role, part) steps.
-fn lane(steps: &[(&str, &str, serde_json::Value)]) -> String {
-    let mut out = String::new();
-    let mut last: HashMap<&str, (String, &str)> = HashMap::new();
-    for (n, (session, role, body)) in steps.iter().enumerate() {
-        let t = 1_000_000 + n as i64 * 1000;
-        let msg = match last.get(session) {
-            Some((id, r)) if r == role => id.clone(),
-            _ => {
-                let id = format!("msg_{n:05}");
-                out += &json!({"v":1,"seq":n,"t":t,"kind":"message","info":{"id":id,"sessionID":session,"role":role,"time":{"created":t},"agent":"build"}}).to_string();
-                out.push('\n');
-                last.insert(session, (id.clone(), role));
-                id
-            }
-        };
-        let mut part = body.clone();
-        part["id"] = json!(format!("prt_{n:05}"));
-        part["sessionID"] = json!(session);
-        part["messageID"] = json!(msg);
-        out += &json!({"v":1,"seq":n,"t":t,"kind":"part","part":part}).to_string();
-        out.push('\n');
-    }
-    out
-}
-
-fn text(t: &str) -> serde_json::Value {
-    json!({"type":"text","text":t})
-}
-
-fn bash(cmd: &str, out: &str, exit: i64) -> serde_json::Value {
-    json!({"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","input":{"command":cmd},"output":out,"metadata":{"exit":exit}}})
-}
-
-fn edit(path: &str) -> serde_json::Value {
-    json!({"type":"tool","tool":"edit","callID":"c","state":{"status":"completed","input":{"filePath":path},"output":"ok"}})
-}
 
 fn observations(lane_text: &str, settings: &MindSettings) -> Vec<Observation> {
     let n = from_lane(lane_text);
@@ -192,26 +158,62 @@ fn the_same_lane_gives_the_same_records_and_a_longer_one_supersedes() {
         ),
     ];
     let settings = MindSettings::default();
-    let first = distill(&lane(&steps), false, Some("/p"), &settings, &HashMap::new());
-    let again = distill(&lane(&steps), false, Some("/p"), &settings, &HashMap::new());
+    let first = distill(
+        &lane(&steps),
+        false,
+        Some("/p"),
+        &settings,
+        &HashMap::new(),
+        &Redactor::default(),
+    );
+    let again = distill(
+        &lane(&steps),
+        false,
+        Some("/p"),
+        &settings,
+        &HashMap::new(),
+        &Redactor::default(),
+    );
     assert_eq!(
         serde_json::to_string(&first.append).unwrap(),
         serde_json::to_string(&again.append).unwrap()
     );
-    let known: HashMap<String, String> = first
+    let known: HashMap<String, Kept> = first
         .append
         .iter()
-        .map(|o| (o.id.clone(), o.rev.clone()))
+        .map(|o| {
+            (
+                o.id.clone(),
+                Kept {
+                    rev: o.rev.clone(),
+                    basis: None,
+                },
+            )
+        })
         .collect();
     assert!(
-        distill(&lane(&steps), false, Some("/p"), &settings, &known)
-            .append
-            .is_empty(),
+        distill(
+            &lane(&steps),
+            false,
+            Some("/p"),
+            &settings,
+            &known,
+            &Redactor::default()
+        )
+        .append
+        .is_empty(),
         "nothing is appended twice"
     );
     steps.push(("ses_1", "assistant", edit("/p/src/lib.rs")));
     steps.push(("ses_1", "assistant", bash("cargo test", "ok", 0)));
-    let grown = distill(&lane(&steps), false, Some("/p"), &settings, &known);
+    let grown = distill(
+        &lane(&steps),
+        false,
+        Some("/p"),
+        &settings,
+        &known,
+        &Redactor::default(),
+    );
     let fix = grown
         .append
         .iter()
@@ -341,9 +343,23 @@ fn damaged_lanes_and_artifacts_never_panic_and_are_counted() {
             }
         }
         let text = String::from_utf8_lossy(&bytes);
-        let d = distill(&text, false, Some("/p"), &settings, &HashMap::new());
+        let d = distill(
+            &text,
+            false,
+            Some("/p"),
+            &settings,
+            &HashMap::new(),
+            &Redactor::default(),
+        );
         let out = serde_json::to_string(&d.append).unwrap();
-        let _ = distill(&text, true, None, &settings, &HashMap::new());
+        let _ = distill(
+            &text,
+            true,
+            None,
+            &settings,
+            &HashMap::new(),
+            &Redactor::default(),
+        );
         let insight = Insight::new(&Corpus {
             observations: text.to_string(),
             reflections: out.clone(),
@@ -354,7 +370,89 @@ fn damaged_lanes_and_artifacts_never_panic_and_are_counted() {
         let _ = insight.ask("npm test", "snips", None);
     }
     let torn = format!("{base}{{\"v\":1,\"kind\":\"part\",\"part\":{{\"id\"");
-    let d = distill(&torn, false, Some("/p"), &settings, &HashMap::new());
+    let d = distill(
+        &torn,
+        false,
+        Some("/p"),
+        &settings,
+        &HashMap::new(),
+        &Redactor::default(),
+    );
     assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
     assert!(d.warnings[0].starts_with("line 7"), "{:?}", d.warnings);
+}
+
+#[test]
+fn the_overview_shows_each_segments_open_questions_and_latest_reflections() {
+    let steps = vec![
+        ("ses_1", "user", text("make the login work")),
+        ("ses_1", "assistant", edit("/p/src/auth/login.ts")),
+        (
+            "ses_1",
+            "assistant",
+            text("Should the cookie be SameSite=Strict?"),
+        ),
+        ("ses_2", "user", text("tidy the docs")),
+        ("ses_2", "assistant", text("Which style guide applies?")),
+        ("ses_2", "user", text("Ours.")),
+    ];
+    let settings = MindSettings::from_json(&json!({
+        "segments": {"auth": {"paths": ["src/auth/**"], "keywords": ["login", "cookie"]}},
+        "reflectAfter": 1
+    }))
+    .unwrap();
+    let d = distill(
+        &lane(&steps),
+        false,
+        Some("/p"),
+        &settings,
+        &HashMap::new(),
+        &Redactor::default(),
+    );
+    let observations: String = d
+        .append
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap() + "\n")
+        .collect();
+    let reflections: String = nso::mind::reflect::reflect(&d.append, &settings)
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    let corpus = Corpus {
+        observations,
+        reflections,
+        ..Corpus::default()
+    };
+    let view = nso::mind::overview::overview(&corpus, 5);
+    let auth = view
+        .segments
+        .iter()
+        .find(|s| s.name == "auth")
+        .expect("auth segment");
+    let questions: Vec<_> = auth
+        .questions
+        .iter()
+        .map(|q| (q.text.as_str(), q.session.as_str()))
+        .collect();
+    assert_eq!(
+        questions,
+        [("Should the cookie be SameSite=Strict?", "ses_1")],
+        "the answered question is not open"
+    );
+    assert!(
+        !auth.reflections.is_empty()
+            && auth.reflections.iter().all(|r| r.id.starts_with("r-auth-"))
+    );
+    assert!(view
+        .segments
+        .iter()
+        .all(|s| s.questions.iter().all(|q| !q.text.contains("style guide"))));
+    let small = nso::mind::overview::overview(&corpus, 0);
+    assert!(
+        small
+            .segments
+            .iter()
+            .all(|s| s.questions.is_empty() && s.reflections.is_empty()),
+        "bounded"
+    );
 }

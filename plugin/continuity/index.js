@@ -38,7 +38,7 @@ export function createContinuity({ root, config, wf, claims, sessions, memoryFil
 
   let mindOne = null;
   /** The project's Mind (created on first use). */
-  const mind = () => (mindOne ??= createMind({ root, dir, wf, ledgerFile }));
+  const mind = () => (mindOne ??= createMind({ root, dir, wf, ledgerFile, errorLog: (text) => logs.error(text) }));
 
   /** What Mind knows about the session's segments and tasks, for the handoff's mind layer. */
   function mindLines(digest, budgetLines) {

@@ -11,16 +11,18 @@ import { acquireLock } from "../lock.js";
 import { readText } from "../decision/files.js";
 import { makeStateDir } from "../state-dirs.js";
 import { loadWorkflowCore } from "../core-loader.js";
-import { FILES, appendRecords, readCheckpoint, revisions, writeCheckpoint } from "./store.js";
+import { FILES, appendRecords, kept, readCheckpoint, writeCheckpoint } from "./store.js";
+import { runProvider } from "./provider.js";
 
 /** Most skipped lines named in a report (the rest are counted). */
 const MAX_NAMED = 20;
 
 /**
  * Mind of the project at `root`: `dir()` is the continuity folder, `wf(fn)` runs `fn` with
- * the workflow package, `ledgerFile()` the decision ledger's path.
+ * the workflow package, `ledgerFile()` the decision ledger's path, `errorLog(text)` records
+ * what went wrong (a provider that failed).
  */
-export function createMind({ root, dir, wf, ledgerFile }) {
+export function createMind({ root, dir, wf, ledgerFile, errorLog = () => {} }) {
   const home = () => path.join(dir(), "mind");
   const file = (name) => path.join(home(), FILES[name]);
   const lanesDir = () => path.join(dir(), "transcripts");
@@ -48,6 +50,40 @@ export function createMind({ root, dir, wf, ledgerFile }) {
   }
 
   /**
+   * The provider's rewording of one pass's `records` (`kind`: observations or reflection), or
+   * the records unchanged when it fails (logged, counted in `report.providerFailures`).
+   */
+  async function refined(provider, kind, pass, records, report) {
+    let why;
+    if (pass.input == null) why = `its input has ${pass.bytes} bytes, over maxInputBytes (${provider.maxInputBytes})`;
+    else {
+      const result = await runProvider(provider, pass.input, { cwd: root });
+      if (result.error) why = result.error;
+      else {
+        try {
+          return JSON.parse(wf((w) => w.mindRefine(kind, JSON.stringify(records), result.answer)));
+        } catch (error) {
+          why = `its answer was refused: ${error.message}`;
+        }
+      }
+    }
+    report.providerFailures++;
+    errorLog(`Mind's provider ${provider.name} on ${pass.what}: ${why}; the deterministic records stand.`);
+    return records;
+  }
+
+  /** `out.append` with the provider's rewordings of each pass (`out.passes`). */
+  async function refineObservations(provider, out, report) {
+    const byId = new Map(out.append.map((o, i) => [o.id, i]));
+    for (const pass of out.passes ?? []) {
+      const records = pass.ids.map((id) => out.append[byId.get(id)]);
+      const list = await refined(provider, "observations", pass, records, report);
+      for (const o of list) out.append[byId.get(o.id)] = o;
+    }
+    return out.append;
+  }
+
+  /**
    * Reads new lane content (and `exports`: `opencode export` files, read every time) into
    * the artifacts. Returns `{lanes, read, unchanged, appended, superseded, sessions, events,
    * reflections, skipped, skippedLines, ms}`; `skipped` names skipped lines (`file: line N: why`).
@@ -60,8 +96,9 @@ export function createMind({ root, dir, wf, ledgerFile }) {
         for (const name of ["observations", "reflections", "checkpoint"]) fs.rmSync(file(name), { force: true });
       }
       const checkpoint = readCheckpoint(file("checkpoint"));
-      const known = revisions(read("observations"));
-      const report = { lanes: 0, read: 0, unchanged: 0, appended: 0, superseded: 0, sessions: 0, events: 0, reflections: 0, skipped: [], skippedLines: 0 };
+      const known = kept(read("observations"));
+      const provider = JSON.parse(wf((w) => w.mindProvider()));
+      const report = { lanes: 0, read: 0, unchanged: 0, appended: 0, superseded: 0, sessions: 0, events: 0, reflections: 0, skipped: [], skippedLines: 0, providerFailures: 0 };
       const sources = [...laneFiles().map((f) => ({ f, export: false })), ...exports.map((f) => ({ f: path.resolve(f), export: true }))];
       for (const { f, export: isExport } of sources) {
         report.lanes++;
@@ -80,10 +117,11 @@ export function createMind({ root, dir, wf, ledgerFile }) {
         }
         const text = fs.readFileSync(f, "utf8");
         const out = JSON.parse(wf((w) => w.mindDistill(text, isExport, root, JSON.stringify(known))));
+        if (provider) out.append = await refineObservations(provider, out, report);
         lock.assertHeld();
         appendRecords(file("observations"), out.append);
         for (const o of out.append) {
-          known[o.id] = o.rev;
+          known[o.id] = { rev: o.rev, basis: o.basis ?? null };
           if (o.supersedes) report.superseded++;
         }
         report.read++;
@@ -97,17 +135,27 @@ export function createMind({ root, dir, wf, ledgerFile }) {
         checkpoint.lanes[name] = { bytes: Buffer.byteLength(text), mtimeMs: stat.mtimeMs, sessions: out.sessions, skipped: out.warnings.length };
         writeCheckpoint(file("checkpoint"), checkpoint);
       }
-      report.reflections = reflect(lock);
+      report.reflections = await reflect(lock, provider, report);
       report.ms = Math.round(performance.now() - started);
       return report;
     });
   }
 
-  /** Appends the reflections that are new or changed; returns how many. */
-  function reflect(lock) {
+  /**
+   * Appends the reflections that are new or changed (compared with what a refined one was made
+   * from), reworded by the `provider` if any; returns how many.
+   */
+  async function reflect(lock, provider = null, report = { providerFailures: 0 }) {
     const list = JSON.parse(wf((w) => w.mindReflect(read("observations"), read("moves"))));
-    const known = revisions(read("reflections"));
-    const fresh = list.filter((r) => known[r.id] !== r.rev).map((r) => (known[r.id] ? { ...r, supersedes: `${r.id}@${known[r.id]}` } : r));
+    const known = kept(read("reflections"));
+    const fresh = list.filter((r) => (known[r.id]?.basis ?? known[r.id]?.rev) !== r.rev)
+      .map((r) => (known[r.id] ? { ...r, supersedes: `${r.id}@${known[r.id].rev}` } : r));
+    if (provider?.reflections) {
+      for (let i = 0; i < fresh.length; i++) {
+        const pass = JSON.parse(wf((w) => w.mindReflectionPass(JSON.stringify(fresh[i]))));
+        fresh[i] = await refined(provider, "reflection", pass, fresh[i], report);
+      }
+    }
     lock.assertHeld();
     appendRecords(file("reflections"), fresh);
     return fresh.length;
@@ -120,11 +168,11 @@ export function createMind({ root, dir, wf, ledgerFile }) {
       throw Object.assign(new Error(`there is no segment "${segment}".`), { code: "mind_segment", fix: `use one of: ${segments.join(", ")} (segments are configured in continuity.mind.segments).` });
     }
     return locked(async (lock) => {
-      const ids = { ...revisions(read("observations")), ...revisions(read("reflections")) };
+      const ids = { ...kept(read("observations")), ...kept(read("reflections")) };
       if (!(id in ids)) throw Object.assign(new Error(`there is no artifact "${id}".`), { code: "mind_unknown", fix: "copy an id from `nso insight --refs` or `nso mind status --json`." });
       lock.assertHeld();
       appendRecords(file("moves"), [{ id, segment }]);
-      reflect(lock);
+      await reflect(lock);
       return { id, segment };
     });
   }

@@ -46,14 +46,17 @@ export function appendRecords(file, records) {
   return cut;
 }
 
-/** The latest revision of each id in a JSONL text (`{id: rev}`); unreadable lines are left out. */
-export function revisions(text) {
+/**
+ * What is kept of each id in a JSONL text (`{id: {rev, basis}}`): its latest revision and,
+ * when a provider reworded it, the deterministic revision it was made from.
+ */
+export function kept(text) {
   const out = {};
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     try {
       const r = JSON.parse(line);
-      if (typeof r?.id === "string") out[r.id] = String(r.rev ?? "");
+      if (typeof r?.id === "string") out[r.id] = { rev: String(r.rev ?? ""), basis: typeof r.basis === "string" ? r.basis : null };
     } catch {
       // counted by the core when it reads the file
     }

@@ -1,8 +1,9 @@
 // Mission Control's page: the Agents table, the Conductor's conflicts and history, the
-// decision ledger, kept current by the server's deltas over Server-Sent Events (one snapshot
+// decision ledger and Mind (mind.js), kept current by the server's deltas over Server-Sent Events (one snapshot
 // when the stream opens, then only what changed). Data is shown as text only (dom.js).
 import { api, clear, clipped, clock, duration, el, stateClass, token, visible } from "./dom.js";
 import { closeInspector, inspectorKey, openInspector, refreshInspector } from "./inspector.js";
+import { mindRoot, renderMind } from "./mind.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -294,6 +295,7 @@ function renderAll(changed, delta) {
   syncProjectSelect(filter, list, { all: "all projects" });
   model.filter = filter.value;
   if (syncProjectSelect($("decisions-project"), list, {}) && !decisionsRoot) renderDecisions();
+  if (syncProjectSelect($("mind-project"), list, {}) && !mindRoot()) renderMind();
   renderTable(changed);
   if (!delta || delta.conflicts) renderConflicts();
   if (!delta || delta.history) renderHistory();
@@ -333,10 +335,14 @@ for (const th of document.querySelectorAll("#agents th[data-sort]")) {
 $("project-filter").addEventListener("change", () => {
   model.filter = $("project-filter").value;
   if (model.filter) $("decisions-project").value = model.filter;
+  if (model.filter) $("mind-project").value = model.filter;
   renderTable(new Set());
   renderDecisions();
+  renderMind();
 });
 $("decisions-project").addEventListener("change", renderDecisions);
+$("mind-project").addEventListener("change", renderMind);
+$("mind-refresh").addEventListener("click", renderMind);
 $("inspector-close").addEventListener("click", closeInspector);
 $("inspector-backdrop").addEventListener("click", closeInspector);
 // The ages and "last sign of life" move with the clock: only those cells, once a second.

@@ -109,7 +109,7 @@ impl Workflow {
 
 impl Workflow {
     /// The project's T0 policy (`continuity.t0`, else the built-in one).
-    fn t0_policy(&self) -> Result<T0Policy, JsValue> {
+    pub(super) fn t0_policy(&self) -> Result<T0Policy, JsValue> {
         let config = config::parse(&self.config_file, self.config_text.as_deref())
             .map_err(|e| js_error(e.code, &e.to_string()))?;
         match &config.continuity.t0 {

@@ -5,7 +5,10 @@
 use crate::common::{js_error, json};
 use crate::Workflow;
 use nso_workflow::config;
-use nso_workflow::mind::{self, insight, MindSettings};
+use nso_workflow::continuity::redact::Redactor;
+use nso_workflow::mind::provider::{self, ProviderSettings};
+use nso_workflow::mind::reflect::Reflection;
+use nso_workflow::mind::{self, insight, MindSettings, Observation};
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 
@@ -61,10 +64,18 @@ impl MindIndex {
     }
 }
 
+/// Mind by segment (`Overview` JSON) from a corpus (`Corpus` JSON), at most `limit`
+/// reflections and open questions per segment.
+#[wasm_bindgen(js_name = mindOverview)]
+pub fn mind_overview(corpus_json: &str, limit: usize) -> Result<String, JsValue> {
+    let corpus: insight::Corpus = from_json("mind corpus", corpus_json)?;
+    json(&mind::overview::overview(&corpus, limit))
+}
+
 #[wasm_bindgen]
 impl Workflow {
     /// Distills a lane (`export`: `opencode export` JSON) into the records to append, given
-    /// the kept revisions (`{id: rev}` JSON): `Distilled` JSON.
+    /// what is kept (`{id: {rev, basis}}` JSON): `Distilled` JSON.
     #[wasm_bindgen(js_name = mindDistill)]
     pub fn mind_distill(
         &self,
@@ -73,7 +84,7 @@ impl Workflow {
         root: Option<String>,
         known_json: &str,
     ) -> Result<String, JsValue> {
-        let known: HashMap<String, String> = from_json("kept revisions", known_json)?;
+        let known: HashMap<String, mind::distill::Kept> = from_json("kept revisions", known_json)?;
         let settings = self.mind_settings()?;
         json(&mind::distill::distill(
             text,
@@ -81,7 +92,46 @@ impl Workflow {
             root.as_deref(),
             &settings,
             &known,
+            &self.redactor()?,
         ))
+    }
+
+    /// The provider of `continuity.mind.provider` (`ProviderSettings` JSON), or `null`.
+    #[wasm_bindgen(js_name = mindProvider)]
+    pub fn mind_provider(&self) -> Result<String, JsValue> {
+        json(&self.mind_settings()?.provider)
+    }
+
+    /// The provider's pass over one reflection (`Reflection` JSON): `ProviderPass` JSON.
+    #[wasm_bindgen(js_name = mindReflectionPass)]
+    pub fn mind_reflection_pass(&self, reflection_json: &str) -> Result<String, JsValue> {
+        let r: Reflection = from_json("reflection", reflection_json)?;
+        json(&provider::reflection_pass(
+            &r,
+            &self.redactor()?,
+            &self.provider()?,
+        ))
+    }
+
+    /// Merges a provider's `answer` into the records of its pass (`kind`: `observations`, a
+    /// JSON list of observations, or `reflection`, one reflection): the records as JSON, or
+    /// the error `provider_answer` saying why the answer was refused.
+    #[wasm_bindgen(js_name = mindRefine)]
+    pub fn mind_refine(
+        &self,
+        kind: &str,
+        records_json: &str,
+        answer: &str,
+    ) -> Result<String, JsValue> {
+        let (redactor, p) = (self.redactor()?, self.provider()?);
+        let refused = |e: provider::Refused| js_error("provider_answer", &e.0);
+        if kind == "reflection" {
+            let r: Reflection = from_json("reflection", records_json)?;
+            json(&provider::refine_reflection(&r, answer, &redactor, &p).map_err(refused)?)
+        } else {
+            let list: Vec<Observation> = from_json("observations", records_json)?;
+            json(&provider::refine_observations(&list, answer, &redactor, &p).map_err(refused)?)
+        }
     }
 
     /// The reflections of the current observations (`observations.jsonl` and `moves.jsonl`
@@ -108,6 +158,18 @@ impl Workflow {
 }
 
 impl Workflow {
+    /// The configured provider (an error when there is none).
+    fn provider(&self) -> Result<ProviderSettings, JsValue> {
+        self.mind_settings()?
+            .provider
+            .ok_or_else(|| js_error("bad_input", "continuity.mind.provider is not configured"))
+    }
+
+    /// The project's redaction rules (`continuity.t0`).
+    fn redactor(&self) -> Result<Redactor, JsValue> {
+        Ok(Redactor::from_policy(&self.t0_policy()?))
+    }
+
     /// The project's Mind settings (`continuity.mind`, else the defaults).
     fn mind_settings(&self) -> Result<MindSettings, JsValue> {
         let config = config::parse(&self.config_file, self.config_text.as_deref())

@@ -2,7 +2,7 @@
 import http from "node:http";
 
 /**
- * @typedef {({ text: string } | { toolCalls: { name: string, args: object }[] }) & { usage?: object }} Reply
+ * @typedef {({ text: string } | { text?: string, toolCalls: { name: string, args: object }[] }) & { usage?: object }} Reply
  *   `usage` (optional) replaces the default token usage ({ prompt_tokens: 10, completion_tokens: 5,
  *   total_tokens: 15 }) reported with this reply, e.g. a large `prompt_tokens` to make OpenCode
  *   see a context overflow and auto-compact (with a `limit` on the model in opencode.json).
@@ -100,6 +100,7 @@ function sendStream(res, reply, model, index) {
   const events = [chunk(id, model, { role: "assistant", content: "" })];
   let finish = "stop";
   if (reply.toolCalls) {
+    if (reply.text) events.push(chunk(id, model, { content: String(reply.text) })); // words before the calls
     toolCallList(reply, index).forEach((call, i) => events.push(chunk(id, model, { tool_calls: [{ index: i, ...call }] })));
     finish = "tool_calls";
   } else {
@@ -118,7 +119,7 @@ function sendJson(res, status, value) {
 
 function sendWhole(res, reply, model, index) {
   const message = reply.toolCalls
-    ? { role: "assistant", content: null, tool_calls: toolCallList(reply, index) }
+    ? { role: "assistant", content: reply.text ? String(reply.text) : null, tool_calls: toolCallList(reply, index) }
     : { role: "assistant", content: String(reply.text) };
   sendJson(res, 200, {
     id: `chatcmpl-mock-${index}`,

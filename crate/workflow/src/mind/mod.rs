@@ -8,11 +8,15 @@
 //! - [`route`]: each observation's segment (paths, task ids and keywords of the config);
 //! - [`reflect`]: tier-2 reflections per segment and task once their observations pass a budget;
 //! - [`search`]: BM25 ranking over observations, reflections, decisions and handoffs;
+//! - [`overview`]: Mind by segment for Mission Control (reflections, open questions);
+//! - [`provider`]: an optional command that may reword a pass's records;
 //! - [`insight`]: bounded answers (`brief`, `refs`, `snips`) with a citation on every line.
 
 pub mod distill;
 pub mod insight;
 pub mod observe;
+pub mod overview;
+pub mod provider;
 pub mod reflect;
 pub mod route;
 pub mod search;
@@ -113,8 +117,10 @@ pub struct Observation {
     pub at: Option<i64>,
     /// Where it belongs.
     pub place: Placement,
-    /// What produced it (`nso-mind v1`).
-    pub by: String,
+    /// What produced it: `deterministic`, or the name of the provider that refined it.
+    pub producer: String,
+    /// For a refined record, the deterministic revision it was made from.
+    pub basis: Option<String>,
 }
 
 impl Default for Observation {
@@ -134,13 +140,14 @@ impl Default for Observation {
             events: Vec::new(),
             at: None,
             place: Placement::default(),
-            by: PRODUCER.to_string(),
+            producer: PRODUCER.to_string(),
+            basis: None,
         }
     }
 }
 
 /// The deterministic producer's name, recorded in every artifact it makes.
-pub const PRODUCER: &str = "nso-mind v1";
+pub const PRODUCER: &str = provider::DETERMINISTIC;
 
 /// A hand move of an artifact to a segment (one line of `moves.jsonl`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

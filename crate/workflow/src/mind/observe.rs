@@ -63,7 +63,7 @@ fn failed(call: &ToolCall) -> bool {
 }
 
 /// What a call did, in a few words (`edit src/a.ts`, `bash: npm test`).
-fn describe(call: &ToolCall, root: Option<&str>) -> String {
+pub(super) fn describe(call: &ToolCall, root: Option<&str>) -> String {
     if let Some(cmd) = call.input_str("command") {
         return format!("{}: {}", call.tool, short(cmd, 120));
     }
@@ -124,7 +124,7 @@ impl<'a> Pass<'a> {
             files,
             events,
             at,
-            by: PRODUCER.to_string(),
+            producer: PRODUCER.to_string(),
             ..Observation::default()
         });
     }
@@ -333,7 +333,7 @@ impl<'a> Pass<'a> {
             self.note(
                 Kind::Question,
                 format!("question-{q_at}"),
-                format!("open question: {q}"),
+                format!("{}{q}", super::overview::OPEN_QUESTION),
                 None,
                 Vec::new(),
                 vec![q_at],

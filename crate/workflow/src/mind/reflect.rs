@@ -32,8 +32,10 @@ pub struct Reflection {
     pub lines: Vec<String>,
     /// Every observation merged.
     pub cites: Vec<String>,
-    /// What produced it.
-    pub by: String,
+    /// What produced it: `deterministic`, or the name of the provider that refined it.
+    pub producer: String,
+    /// For a refined reflection, the deterministic revision it was made from.
+    pub basis: Option<String>,
 }
 
 /// The task an observation is mainly about: the first with a strong relation.
@@ -111,7 +113,7 @@ pub fn reflect(observations: &[Observation], settings: &MindSettings) -> Vec<Ref
             task: (task != "-").then_some(task),
             lines,
             cites: list.iter().map(|o| o.id.clone()).collect(),
-            by: PRODUCER.to_string(),
+            producer: PRODUCER.to_string(),
             ..Reflection::default()
         };
         let text = serde_json::to_string(&r).unwrap_or_default();

@@ -28,6 +28,8 @@ pub struct MindSettings {
     pub reflect_after: usize,
     /// Whether a reflection may merge tasks of different segments.
     pub cross_segments: bool,
+    /// The optional provider that refines passes (`None`: off).
+    pub provider: Option<super::provider::ProviderSettings>,
 }
 
 impl Default for MindSettings {
@@ -37,6 +39,7 @@ impl Default for MindSettings {
             chunk_events: 400,
             reflect_after: 8,
             cross_segments: false,
+            provider: None,
         }
     }
 }
@@ -52,7 +55,7 @@ pub struct SettingsError {
     pub fix: String,
 }
 
-fn err(path: &str, problem: impl Into<String>, fix: &str) -> SettingsError {
+pub(super) fn err(path: &str, problem: impl Into<String>, fix: &str) -> SettingsError {
     SettingsError {
         path: path.to_string(),
         problem: problem.into(),
@@ -60,7 +63,7 @@ fn err(path: &str, problem: impl Into<String>, fix: &str) -> SettingsError {
     }
 }
 
-fn strings(v: &Value, path: &str) -> Result<Vec<String>, SettingsError> {
+pub(super) fn strings(v: &Value, path: &str) -> Result<Vec<String>, SettingsError> {
     let fix = "give a list of strings, e.g. [\"src/auth/**\"].";
     let list = v
         .as_array()
@@ -113,11 +116,12 @@ impl MindSettings {
                         )
                     })?
                 }
+                "provider" => s.provider = Some(super::provider::settings_from_json(value)?),
                 other => {
                     return Err(err(
                         other,
                         format!("unknown key `{other}`."),
-                        "use segments, chunkEvents, reflectAfter or crossSegments.",
+                        "use segments, chunkEvents, reflectAfter, crossSegments or provider.",
                     ))
                 }
             }
