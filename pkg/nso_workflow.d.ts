@@ -59,14 +59,28 @@ export class Workflow {
     ledgerView(text: string, all: boolean, max_lines?: number | null): string;
     /**
      * Distills a lane (`export`: `opencode export` JSON) into the records to append, given
-     * the kept revisions (`{id: rev}` JSON): `Distilled` JSON.
+     * what is kept (`{id: {rev, basis}}` JSON): `Distilled` JSON.
      */
     mindDistill(text: string, _export: boolean, root: string | null | undefined, known_json: string): string;
+    /**
+     * The provider of `continuity.mind.provider` (`ProviderSettings` JSON), or `null`.
+     */
+    mindProvider(): string;
+    /**
+     * Merges a provider's `answer` into the records of its pass (`kind`: `observations`, a
+     * JSON list of observations, or `reflection`, one reflection): the records as JSON, or
+     * the error `provider_answer` saying why the answer was refused.
+     */
+    mindRefine(kind: string, records_json: string, answer: string): string;
     /**
      * The reflections of the current observations (`observations.jsonl` and `moves.jsonl`
      * texts): a JSON list.
      */
     mindReflect(observations: string, moves: string): string;
+    /**
+     * The provider's pass over one reflection (`Reflection` JSON): `ProviderPass` JSON.
+     */
+    mindReflectionPass(reflection_json: string): string;
     /**
      * The segments of `continuity.mind` (JSON list of names).
      */
@@ -156,6 +170,12 @@ export function kordPlanOfStory(file: string): string | undefined;
  * What a new session is told about a plan in progress (empty: nothing).
  */
 export function kordResumeText(state: string): string;
+
+/**
+ * Mind by segment (`Overview` JSON) from a corpus (`Corpus` JSON), at most `limit`
+ * reflections and open questions per segment.
+ */
+export function mindOverview(corpus_json: string, limit: number): string;
 
 /**
  * A new task id `<workflow>_<yyyymmdd>_<slug>_<6 random chars>`; the shim supplies the

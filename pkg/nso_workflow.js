@@ -282,7 +282,7 @@ class Workflow {
     }
     /**
      * Distills a lane (`export`: `opencode export` JSON) into the records to append, given
-     * the kept revisions (`{id: rev}` JSON): `Distilled` JSON.
+     * what is kept (`{id: {rev, basis}}` JSON): `Distilled` JSON.
      * @param {string} text
      * @param {boolean} _export
      * @param {string | null | undefined} root
@@ -323,6 +323,69 @@ class Workflow {
         }
     }
     /**
+     * The provider of `continuity.mind.provider` (`ProviderSettings` JSON), or `null`.
+     * @returns {string}
+     */
+    mindProvider() {
+        let deferred2_0;
+        let deferred2_1;
+        try {
+            const ret = wasm.workflow_mindProvider(this.__wbg_ptr);
+            var ptr1 = ret[0];
+            var len1 = ret[1];
+            if (ret[3]) {
+                ptr1 = 0; len1 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred2_0 = ptr1;
+            deferred2_1 = len1;
+            return getStringFromWasm0(ptr1, len1);
+        } finally {
+            wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+        }
+    }
+    /**
+     * Merges a provider's `answer` into the records of its pass (`kind`: `observations`, a
+     * JSON list of observations, or `reflection`, one reflection): the records as JSON, or
+     * the error `provider_answer` saying why the answer was refused.
+     * @param {string} kind
+     * @param {string} records_json
+     * @param {string} answer
+     * @returns {string}
+     */
+    mindRefine(kind, records_json, answer) {
+        let deferred5_0;
+        let deferred5_1;
+        try {
+            let ptr0, len0, ptr1, len1, ptr2, len2;
+            try {
+                ptr0 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len0 = WASM_VECTOR_LEN;
+                ptr1 = passStringToWasm0(records_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len1 = WASM_VECTOR_LEN;
+                ptr2 = passStringToWasm0(answer, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+                len2 = WASM_VECTOR_LEN;
+            } catch (e) {
+                if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+                if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+                if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+                throw e;
+            }
+            const ret = wasm.workflow_mindRefine(this.__wbg_ptr, ptr0, len0, ptr1, len1, ptr2, len2);
+            var ptr4 = ret[0];
+            var len4 = ret[1];
+            if (ret[3]) {
+                ptr4 = 0; len4 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred5_0 = ptr4;
+            deferred5_1 = len4;
+            return getStringFromWasm0(ptr4, len4);
+        } finally {
+            wasm.__wbindgen_free(deferred5_0, deferred5_1, 1);
+        }
+    }
+    /**
      * The reflections of the current observations (`observations.jsonl` and `moves.jsonl`
      * texts): a JSON list.
      * @param {string} observations
@@ -356,6 +419,31 @@ class Workflow {
             return getStringFromWasm0(ptr3, len3);
         } finally {
             wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+        }
+    }
+    /**
+     * The provider's pass over one reflection (`Reflection` JSON): `ProviderPass` JSON.
+     * @param {string} reflection_json
+     * @returns {string}
+     */
+    mindReflectionPass(reflection_json) {
+        let deferred3_0;
+        let deferred3_1;
+        try {
+            const ptr0 = passStringToWasm0(reflection_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            const len0 = WASM_VECTOR_LEN;
+            const ret = wasm.workflow_mindReflectionPass(this.__wbg_ptr, ptr0, len0);
+            var ptr2 = ret[0];
+            var len2 = ret[1];
+            if (ret[3]) {
+                ptr2 = 0; len2 = 0;
+                throw takeFromExternrefTable0(ret[2]);
+            }
+            deferred3_0 = ptr2;
+            deferred3_1 = len2;
+            return getStringFromWasm0(ptr2, len2);
+        } finally {
+            wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
         }
     }
     /**
@@ -836,6 +924,36 @@ function kordResumeText(state) {
     }
 }
 exports.kordResumeText = kordResumeText;
+
+/**
+ * Mind by segment (`Overview` JSON) from a corpus (`Corpus` JSON), at most `limit`
+ * reflections and open questions per segment.
+ * @param {string} corpus_json
+ * @param {number} limit
+ * @returns {string}
+ */
+function mindOverview(corpus_json, limit) {
+    let deferred4_0;
+    let deferred4_1;
+    try {
+        const val2 = +limit;
+        const ptr0 = passStringToWasm0(corpus_json, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.mindOverview(ptr0, len0, val2);
+        var ptr3 = ret[0];
+        var len3 = ret[1];
+        if (ret[3]) {
+            ptr3 = 0; len3 = 0;
+            throw takeFromExternrefTable0(ret[2]);
+        }
+        deferred4_0 = ptr3;
+        deferred4_1 = len3;
+        return getStringFromWasm0(ptr3, len3);
+    } finally {
+        wasm.__wbindgen_free(deferred4_0, deferred4_1, 1);
+    }
+}
+exports.mindOverview = mindOverview;
 
 /**
  * A new task id `<workflow>_<yyyymmdd>_<slug>_<6 random chars>`; the shim supplies the
