@@ -1,8 +1,8 @@
 // Project hook scripts (`.opencode/hooks/pre_tool_use/*`, `post_tool_use/*`): executables
 // that get the call as JSON on stdin; a non-zero exit of a pre hook refuses the call.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { runCommand } from "../run-command.js";
 
 export const HOOK_DIRS = { pre: ".opencode/hooks/pre_tool_use", post: ".opencode/hooks/post_tool_use" };
 const LISTING_TTL_MS = 2000;
@@ -32,34 +32,11 @@ export function listHookScripts(dir) {
  * `{code, output}` (stdout and stderr together). A script over `timeoutMs` is killed
  * (code -1). Never rejects.
  */
-export function runHookScript(file, payload, { cwd, timeoutMs = 5000 } = {}) {
-  return new Promise((resolve) => {
-    let output = "";
-    let settled = false;
-    const done = (result) => {
-      if (!settled) {
-        settled = true;
-        clearTimeout(timer);
-        resolve(result);
-      }
-    };
-    let child;
-    try {
-      child = spawn(file, [], { cwd, stdio: ["pipe", "pipe", "pipe"] });
-    } catch (error) {
-      return resolve({ code: -1, output: error.message });
-    }
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      done({ code: -1, output: `timed out after ${timeoutMs} ms` });
-    }, timeoutMs);
-    child.stdout.on("data", (d) => (output += d));
-    child.stderr.on("data", (d) => (output += d));
-    child.on("error", (error) => done({ code: -1, output: error.message }));
-    child.on("close", (code) => done({ code: code ?? -1, output }));
-    child.stdin.on("error", () => {}); // a hook that ignores stdin may close it early
-    child.stdin.end(JSON.stringify(payload));
-  });
+export async function runHookScript(file, payload, { cwd, timeoutMs = 5000 } = {}) {
+  const run = await runCommand(file, [], JSON.stringify(payload), { cwd, timeoutMs });
+  if (run.failed === "timeout") return { code: -1, output: `timed out after ${timeoutMs} ms` };
+  if (run.failed) return { code: -1, output: run.error };
+  return { code: run.code ?? -1, output: run.output };
 }
 
 /**
