@@ -7,9 +7,13 @@
 // grows with the claims held. Claims per second are counted over the claim window (first claim
 // to last), not the clients' start-up; the load average is printed beside each row.
 //
+// With `--apart`, each client has a store of its own (a namespace, or a home) and nothing is
+// seeded: no lock or row is shared, so the row shows what this machine can do at most with 16
+// processes, whatever the store's design.
+//
 // `node bench/claims-scale.bench.mjs [--sizes=100,1000,10000] [--clients=16] [--rounds=25]
-//  [--stores=files,postgres]`. PostgreSQL is a real server started here (Debian's package,
-// fsync on, 127.0.0.1). Not a test: it asserts nothing, it reports.
+//  [--stores=files,postgres] [--apart]`. PostgreSQL is a real server started here (Debian's
+// package, fsync on, 127.0.0.1). Not a test: it asserts nothing, it reports.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -34,6 +38,10 @@ function options(argv) {
   }
   return named;
 }
+
+/** A store of `spec`'s kind for client `name` alone. */
+const apartOf = (spec, name) => (spec.kind === "files" ? { ...spec, home: `${spec.home}-${name}` }
+  : { ...spec, settings: { ...spec.settings, namespace: `${spec.settings.namespace}-${name}` } });
 
 /** The store of `spec` ({kind, settings, home}) in this process. */
 const storeOf = (spec) => (spec.kind === "files" ? openStore({}, { home: spec.home }) : openStore({ store: spec.settings }, { env: spec.env }));
@@ -61,7 +69,7 @@ async function seed(store, count) {
 
 /** A client process: registers, then `rounds` of claim + release on its own path. */
 async function worker(spec, name, rounds) {
-  const store = storeOf(spec);
+  const store = storeOf(spec.apart ? apartOf(spec, name) : spec);
   const host = `client-${name}`;
   const times = [];
   let failures = 0;
@@ -111,9 +119,10 @@ function spawnWorker(spec, name, rounds) {
 
 /** One store at one size: seeded, then one client alone, then `clients` at once. */
 async function measure(spec, size, { clients, rounds }) {
-  const store = storeOf(spec);
-  await seed(store, size);
-  await closeStores();
+  if (!spec.apart) {
+    await seed(storeOf(spec), size);
+    await closeStores();
+  }
   const alone = await spawnWorker(spec, "solo", rounds);
   const results = await Promise.all(Array.from({ length: clients }, (_, i) => spawnWorker(spec, `c${i}`, rounds)));
   const seconds = (Math.max(...results.map((r) => r.last ?? 0)) - Math.min(...results.map((r) => r.first ?? Infinity))) / 1000;
@@ -131,17 +140,19 @@ async function main() {
   const clients = Number(named.clients ?? 16);
   const rounds = Number(named.rounds ?? 25);
   const kinds = String(named.stores ?? "files,postgres").split(",");
+  const apart = named.apart === true;
   let server = null;
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-claims-scale-")));
   const specs = [];
-  if (kinds.includes("files")) specs.push((n) => ({ kind: "files", home: path.join(base, `home-${n}`) }));
+  if (kinds.includes("files")) specs.push((n) => ({ kind: "files", apart, home: path.join(base, `home-${n}`) }));
   if (kinds.includes("postgres")) {
     const { startPostgres } = await import("../tests/node/conductor/pg-server.mjs");
     server = await startPostgres({ fsync: true });
-    specs.push((n) => ({ kind: "postgres", settings: server.store({ namespace: `scale-${n}`, maxConnections: 2 }), env: { ...process.env, ...server.env } }));
+    specs.push((n) => ({ kind: "postgres", apart, settings: server.store({ namespace: `scale-${n}`, maxConnections: 2 }), env: { ...process.env, ...server.env } }));
   }
   console.log(`claims at scale: node ${process.versions.node}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
-    `${clients} client processes x ${rounds} claims (+ releases) each; holders: one instance per ${PER_INSTANCE} claims, 1 in ${GLOB_EVERY} a glob`);
+    `${clients} client processes x ${rounds} claims (+ releases) each; ` +
+    (apart ? "apart: a store each, nothing seeded (the column \"claims\" is then only the row's name)" : `holders: one instance per ${PER_INSTANCE} claims, 1 in ${GLOB_EVERY} a glob`));
   console.log("store      claims   claims/s    p50 ms    p99 ms  failures  one client p50 ms  load (1 min)");
   try {
     for (const make of specs) {

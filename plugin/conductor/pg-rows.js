@@ -46,42 +46,93 @@ const metaOf = (state) => JSON.stringify(Object.fromEntries(Object.entries(state
 /**
  * What an operation reads: `{all}` or the caller's ids, the instances whose claims are all
  * read (`own`), and the head look-ups of the claimed patterns (`random`: a start's). Anything the core will refuse
- * whatever the state (a malformed request) reads the least.
+ * whatever the state (a malformed request) reads the least. `locks`: what the operation may
+ * change when it runs beside others (see `confined`), or null when it needs the whole
+ * namespace to itself.
  */
 export function selection(core, op, random) {
-  const none = { all: false, exact: [], from: [], to: [], ids: [], own: [], patterns: 0 };
   // PostgreSQL text cannot hold a NUL character: no row is named by one (the core refuses
   // such a pattern, and no instance id can hold one).
   const id = typeof op?.instance_id === "string" && !op.instance_id.includes("\0") ? op.instance_id : null;
+  const mine = id ? [id] : [];
+  const none = { all: false, exact: [], from: [], to: [], ids: mine, own: [], patterns: 0, locks: { instances: mine, heads: [], above: [] } };
   switch (op?.operation) {
-    case "start":
+    case "start": {
       // The id the start will take, if free (buildRequest draws again when it is taken).
-      return { ...none, ids: [`${op.source ?? "opc"}-${random}`].filter((i) => !i.includes("\0")) };
+      const ids = [`${op.source ?? "opc"}-${random}`].filter((i) => !i.includes("\0"));
+      return { ...none, ids, locks: { ...none.locks, instances: ids } };
+    }
     case "heartbeat":
     case "attach":
     case "notices":
-      return { ...none, ids: id ? [id] : [] };
+      return none;
     case "release":
     case "done":
-      return { ...none, ids: id ? [id] : [], own: id ? [id] : [] };
+      return { ...none, own: mine };
     case "claim": {
       const files = op.files;
       if (!id || !Array.isArray(files) || files.some((f) => typeof f !== "string" || f.includes("\0"))) return none;
       const found = lookups(core, files);
-      const sel = { ...none, ids: [id], patterns: files.length, maxClaims: found.max_claims };
+      const sel = { ...none, patterns: files.length, maxClaims: found.max_claims };
+      const heads = new Set();
       for (const l of found.patterns) {
         if (l === null) return none; // not absolute: refused before anything is compared
-        if (l.all) return { ...sel, all: true };
+        if (l.all) return { ...sel, all: true, locks: null };
         sel.exact.push(...l.exact);
         sel.from.push(l.from);
         sel.to.push(l.to);
+        heads.add(l.head);
       }
       sel.exact = [...new Set(sel.exact)];
+      sel.locks = { instances: mine, heads: [...heads], above: sel.exact.filter((h) => !heads.has(h)) };
       return sel;
     }
     default: // status, cleanup, and operations the core will name as unknown
-      return { ...none, all: true };
+      return { ...none, all: true, locks: null };
   }
+}
+
+/**
+ * The advisory lock names of `locks` (from `selection`), as nso_conductor_read takes them:
+ * its instances and heads exclusive, the folders above the heads shared.
+ */
+export function lockNames(locks) {
+  return {
+    exclusive: [...locks.instances.map((id) => `instance ${id}`), ...locks.heads.map((h) => `head ${h}`)],
+    shared: locks.above.map((h) => `head ${h}`),
+  };
+}
+
+/** A JSON value's text with object keys sorted: two readings of one value compare equal. */
+const canonical = (value) => JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v)
+  ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
+
+/** The namespace's `meta` text without its `updated_at`, comparable (null when not JSON). */
+function metaBody(text) {
+  try {
+    const body = { ...JSON.parse(text ?? "{}") };
+    delete body.updated_at;
+    return canonical(body);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the writes `diff` (from `changes`) stay inside `locks` (from `selection`), so the
+ * operation may commit beside others that hold other locks: every instance written is one
+ * it locked, every claim added has a head it locked, and the namespace's state changed only
+ * in its `updated_at`. Anything else (a dead instance removed, a claim forced from another
+ * instance, a drift warning) is decided again with the namespace to itself.
+ */
+export function confined(diff, locks, readMeta) {
+  if (diff === null) return true;
+  const ids = new Set(locks.instances);
+  const heads = new Set(locks.heads);
+  const mine = (id) => ids.has(id);
+  return diff.gone.every(mine) && diff.added.every((r) => mine(r.id)) && diff.set.every((r) => mine(r.id))
+    && diff.drop.every(([id]) => mine(id)) && diff.add.every(([id, , head]) => mine(id) && heads.has(head))
+    && metaBody(readMeta) !== null && metaBody(readMeta) === metaBody(diff.meta);
 }
 
 /**

@@ -6,12 +6,20 @@
 // (the part before the first glob character, cut at a `/`), indexed by (namespace, head) in
 // byte order. A claim reads only the claims whose head is its own head, a folder above it,
 // or under it (the only ones it can meet), so its cost grows with those, not with every
-// claim held. Two database functions do an operation's two round trips (see pg-store.js).
+// claim held. Two database functions do an operation's two round trips (see pg-store.js);
+// from version 3 they lock what an operation may change rather than the whole namespace.
 import { conductorError } from "./lock.js";
 import { stateRows } from "./pg-rows.js";
 
 /** The schema version this NSO writes; a database at a later version is refused. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * The SQLSTATE the write raises when claims made side by side would take the namespace past
+ * its limit on claims in all: nothing is written, and the operation is decided again with
+ * the namespace to itself.
+ */
+export const OVER_LIMIT = "NS001";
 
 /** Table and function names of `schema` (quoted identifiers; the config allows `[a-z_][a-z0-9_]*` only). */
 export function tables(schema = "public") {
@@ -23,26 +31,44 @@ export function tables(schema = "public") {
 }
 
 /**
- * The read of an operation, in one statement: the namespace's lock (a session advisory lock,
- * so it outlives this statement's transaction; held until the write's COMMIT), then, in a
- * fresh snapshot taken after the lock (a VOLATILE function's statements each take one), the
- * claims that could meet the operation's patterns, the instances it needs (its own, the
- * holders of those claims, and every instance that may be dead or have a heartbeat in the
- * future: the ones the core may remove or touch), the namespace's other state and the clock.
- * A client that vanishes while holding the lock loses its session after `p_idle`.
+ * The read of an operation, in one statement: its locks (session advisory locks, so they
+ * outlive this statement's transaction; held until the write's COMMIT), then, in a fresh
+ * snapshot taken after them (a VOLATILE function's statements each take one), the claims that
+ * could meet the operation's patterns, the instances it needs (its own, the holders of those
+ * claims, and every instance that may be dead or have a heartbeat in the future: the ones the
+ * core may remove or touch), the namespace's other state and the clock. `p_lock`: 'none',
+ * 'namespace' (the namespace's lock, exclusive) or 'fine' (the namespace's lock shared, then
+ * the keys of `p_exclusive` and `p_shared`). A client that vanishes while holding locks loses
+ * its session after `p_idle`.
  */
-const readFunction = (t) => `CREATE FUNCTION ${t.read}(p_ns text, p_lock boolean, p_all boolean, p_exact text[], p_from text[], p_to text[],
-    p_ids text[], p_own text[], p_host text, p_now timestamptz, p_ttl double precision, p_idle text)
+const readFunction = (t) => `CREATE FUNCTION ${t.read}(p_ns text, p_lock text, p_exclusive text[], p_shared text[], p_all boolean,
+    p_exact text[], p_from text[], p_to text[], p_ids text[], p_own text[], p_host text, p_now timestamptz, p_ttl double precision, p_idle text)
   RETURNS TABLE (now timestamptz, revision bigint, claim_count bigint, meta text, sprint text, instances json, claims json)
   LANGUAGE plpgsql VOLATILE AS $fn$
 #variable_conflict use_column
-DECLARE v_now timestamptz; v_dead timestamptz;
+DECLARE v_now timestamptz; v_dead timestamptz; v_key bigint; v_exclusive boolean;
 BEGIN
   -- Plans for the values at hand: a plan cached while the tables were small (a new store)
   -- would scan every claim once they are not. For this session, so the write's too.
   PERFORM set_config('plan_cache_mode', 'force_custom_plan', false);
-  IF p_lock THEN
+  IF p_lock = 'namespace' THEN
     PERFORM pg_advisory_lock(hashtext('nso_conductor'), hashtext(p_ns));
+  ELSIF p_lock = 'fine' THEN
+    PERFORM pg_advisory_lock_shared(hashtext('nso_conductor'), hashtext(p_ns));
+    -- In the order of the keys, each once (exclusive when asked both ways): two operations
+    -- never hold one key each and wait for the other's.
+    FOR v_key, v_exclusive IN
+      SELECT k.key, bool_or(k.x) FROM (
+        SELECT hashtextextended(p_ns || ' ' || e, 0), true FROM unnest(p_exclusive) e
+        UNION ALL SELECT hashtextextended(p_ns || ' ' || s, 0), false FROM unnest(p_shared) s) k(key, x)
+      GROUP BY k.key ORDER BY k.key
+    LOOP
+      IF v_exclusive THEN PERFORM pg_advisory_lock(v_key); ELSE PERFORM pg_advisory_lock_shared(v_key); END IF;
+    END LOOP;
+  ELSIF p_lock <> 'none' THEN
+    RAISE EXCEPTION 'unknown lock %', p_lock;
+  END IF;
+  IF p_lock <> 'none' THEN
     PERFORM set_config('idle_session_timeout', p_idle, false);
   END IF;
   -- The core's clock is in whole seconds; an instance is read if it may be past the TTL or
@@ -74,18 +100,22 @@ END $fn$`;
  * The write of an operation, in one statement: instances removed (their claims with them),
  * claims released, instances added or changed, claims added (in order), the namespace's
  * revision, counter and other state, the log lines; then, with `p_commit`, COMMIT and the
- * lock released, in that order (another operation reads only after this one is durable).
+ * locks released, in that order (another operation reads only after this one is durable).
  * Without `p_commit` (a caller that runs more inside the transaction) the caller commits
- * and unlocks.
+ * and unlocks. `p_fine`: the operation ran under finer locks; `p_max`, the limit on claims in
+ * all, is then checked on the count after the write: past it, the write raises OVER_LIMIT and
+ * nothing is written. Such an operation may change the
+ * namespace's state only in its `updated_at` (pg-rows.js's `confined`): that is merged, the
+ * later time kept, so two operations committing side by side lose nothing of each other.
  */
 const writeProcedure = (t) => `CREATE PROCEDURE ${t.write}(p_ns text, p_changed boolean, p_meta text, p_gone text[],
     p_new_ids text[], p_new_docs text[], p_new_hosts text[], p_new_pids bigint[], p_new_beats timestamptz[],
     p_set_ids text[], p_set_docs text[], p_set_hosts text[], p_set_pids bigint[], p_set_beats timestamptz[],
     p_drop_ids text[], p_drop_patterns text[], p_add_ids text[], p_add_patterns text[], p_add_heads text[],
-    p_history text[], p_conflicts text[], p_commit boolean, INOUT p_revision bigint)
+    p_history text[], p_conflicts text[], p_commit boolean, p_fine boolean, p_max bigint, INOUT p_revision bigint)
   LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
-DECLARE v_removed bigint := 0; v_n bigint := 0;
+DECLARE v_removed bigint := 0; v_n bigint := 0; v_count bigint;
 BEGIN
   -- Each statement runs only when it has something to do (most operations change one or
   -- two rows).
@@ -120,8 +150,13 @@ BEGIN
     END IF;
     -- The namespace's row, made again if someone deleted it.
     INSERT INTO ${t.state} AS s (namespace, revision, meta, claim_count) VALUES (p_ns, coalesce(p_revision, 0) + 1, p_meta, v_n - v_removed)
-      ON CONFLICT (namespace) DO UPDATE SET revision = s.revision + 1, meta = p_meta, claim_count = s.claim_count + v_n - v_removed, updated_at = now()
-      RETURNING s.revision INTO p_revision;
+      ON CONFLICT (namespace) DO UPDATE SET revision = s.revision + 1, claim_count = s.claim_count + v_n - v_removed, updated_at = now(),
+        meta = CASE WHEN NOT p_fine OR s.meta IS NULL THEN p_meta ELSE (s.meta::jsonb || jsonb_build_object('updated_at',
+          greatest(s.meta::jsonb ->> 'updated_at', p_meta::jsonb ->> 'updated_at')))::text END
+      RETURNING s.revision, s.claim_count INTO p_revision, v_count;
+    IF p_fine AND v_n > 0 AND v_count > p_max THEN
+      RAISE EXCEPTION 'claims past the limit of %', p_max USING ERRCODE = '${OVER_LIMIT}';
+    END IF;
   END IF;
   IF cardinality(p_history) > 0 THEN
     INSERT INTO ${t.history} (namespace, line, revision) SELECT p_ns, unnest(p_history), p_revision;
@@ -135,17 +170,28 @@ BEGIN
   END IF;
 END $fn$`;
 
-/** Releases the namespace's lock (after COMMIT) and the idle limit that went with it. */
+/** Releases the operation's locks (after COMMIT) and the idle limit that went with them. */
 const unlockProcedure = (t) => `CREATE PROCEDURE ${t.unlock}(p_ns text) LANGUAGE plpgsql AS $fn$
 BEGIN
-  PERFORM pg_advisory_unlock(hashtext('nso_conductor'), hashtext(p_ns));
+  -- The session holds no advisory lock but an operation's (the schema's lock is a transaction's).
+  PERFORM pg_advisory_unlock_all();
   PERFORM set_config('idle_session_timeout', '0', false);
 END $fn$`;
 
 /**
- * The steps of each schema version, in order. Version n's step runs when the database is at
- * n-1: a list of statements, or a function of the client that migrates data. Never edit a
- * released step: add the next version.
+ * The database functions of the current version. They are not steps: each upgrade drops the
+ * ones there are and creates these (a change to them comes with a new version, so databases
+ * of every earlier version get it).
+ */
+const functions = (t) => [
+  `DROP FUNCTION IF EXISTS ${t.read}`, `DROP PROCEDURE IF EXISTS ${t.write}`, `DROP PROCEDURE IF EXISTS ${t.unlock}`,
+  readFunction(t), unlockProcedure(t), writeProcedure(t),
+];
+
+/**
+ * The steps of each schema version's tables and data, in order. Version n's step runs when
+ * the database is at n-1: a list of statements, or a function of the client that migrates
+ * data. Never edit a released step: add the next version.
  */
 const MIGRATIONS = [
   (t) => [
@@ -174,9 +220,6 @@ const MIGRATIONS = [
        head text COLLATE "C" NOT NULL, seq bigserial NOT NULL, PRIMARY KEY (namespace, instance, pattern),
        FOREIGN KEY (namespace, instance) REFERENCES ${t.instances} (namespace, id) ON DELETE CASCADE)`,
     `CREATE INDEX ON ${t.claims} (namespace, head)`,
-    readFunction(t),
-    unlockProcedure(t),
-    writeProcedure(t),
     // Each namespace's state text becomes rows; the text columns go.
     async (client, core) => {
       const { rows } = await client.query(`SELECT namespace, state, last_good FROM ${t.state} ORDER BY namespace`);
@@ -184,6 +227,9 @@ const MIGRATIONS = [
     },
     `ALTER TABLE ${t.state} DROP COLUMN state, DROP COLUMN last_good`,
   ],
+  // Version 3 changes only the functions: an operation locks what it may change, not the
+  // whole namespace.
+  () => [],
 ];
 
 /**
@@ -239,6 +285,7 @@ export async function migrate(client, { schema = "public", namespace, core }) {
       }
       await client.query(`INSERT INTO ${t.version} (version) VALUES ($1)`, [v]);
     }
+    if (current < SCHEMA_VERSION) for (const statement of functions(t)) await client.query(statement);
     await client.query(`INSERT INTO ${t.state} (namespace) VALUES ($1) ON CONFLICT DO NOTHING`, [namespace]);
     await client.query("COMMIT");
     return { from: current, to: SCHEMA_VERSION };

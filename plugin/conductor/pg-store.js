@@ -3,16 +3,25 @@
 // files (conductorApply) decides on them (pg-rows.js says why its answer is the one it gives
 // on the whole state), and only what changed is written back, all or nothing.
 //
-// Two round trips per operation, with the namespace locked between them:
-//   1. one statement takes the namespace's lock and reads (nso_conductor_read);
-//   2. one CALL writes, COMMITs and releases the lock, in that order (nso_conductor_write).
-// The lock is a session advisory lock: it outlives the first statement's transaction, so no
+// Two round trips per operation, with its locks held between them:
+//   1. one statement takes the locks and reads (nso_conductor_read);
+//   2. one CALL writes, COMMITs and releases the locks, in that order (nso_conductor_write).
+// The locks are session advisory locks: they outlive the first statement's transaction, so no
 // BEGIN is needed (a BEGIN in the same message as the read would need the values escaped into
-// the SQL text; every value here is a parameter). Operations of a namespace are decided one
-// after the other, so two intersecting claims from two machines never both win; an optimistic
-// read with a conditional write would retry under contention, and a claim's cost would then
-// grow with the clients racing for it. A client killed in the middle loses its session:
-// the server rolls back what it had not committed and frees the lock.
+// the SQL text; every value here is a parameter). Operations that could meet wait for each
+// other; the rest run side by side:
+//   - an operation locks its instance, and a claim the literal heads of its patterns
+//     (exclusive) and the folders above them (shared). Two claims can only meet when one's
+//     head is the other's or a folder above it (pg-rows.js), and then their locks collide:
+//     two intersecting claims from two machines never both win;
+//   - those locks are taken under the namespace's lock held shared, in one order, so two
+//     operations never wait for each other in a cycle;
+//   - a decision that reaches past its locks (a dead instance removed, a claim forced from
+//     another, the limit on claims in all, a drift warning) is dropped unwritten and made
+//     again with the namespace's lock exclusive, as are status and cleanup.
+// An optimistic read with a conditional write would retry under contention, and a claim's
+// cost would then grow with the clients racing for it. A client killed in the middle loses
+// its session: the server rolls back what it had not committed and frees its locks.
 //
 // The clock is the database's (clock_timestamp()), so heartbeats of machines with skewed
 // clocks are compared on one clock. Claims inside the project are stored relative to a
@@ -22,8 +31,8 @@ import os from "node:os";
 import { loadCore } from "../core-loader.js";
 import { apply, buildRequest, DEFAULT_TTL_SECONDS, isoSeconds, random6 } from "./store.js";
 import { createPool, describeTarget, storeError } from "./pg-connection.js";
-import { migrate, tables } from "./pg-schema.js";
-import { changes, partialState, selection } from "./pg-rows.js";
+import { migrate, OVER_LIMIT, tables } from "./pg-schema.js";
+import { changes, confined, lockNames, partialState, selection } from "./pg-rows.js";
 import { escapeGlob } from "./paths.js";
 
 /** How long a cached state revision is trusted before a background check (see `version`). */
@@ -117,24 +126,31 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     }
   }
 
-  /** Round trip 1: the rows `sel` names (see nso_conductor_read), the namespace locked first when `lock`. */
+  /**
+   * Round trip 1: the rows `sel` names (see nso_conductor_read), after the locks of `lock`:
+   * "none", "namespace" (the namespace alone) or "fine" (the namespace shared, then each
+   * instance and head of `sel.locks`: exclusive, and the folders above the heads: shared).
+   */
   async function read(client, sel, { lock, host, now, ttlSeconds }) {
-    const { rows } = await client.query(`SELECT * FROM ${t.read}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [namespace, lock, sel.all, sel.exact, sel.from, sel.to, sel.ids, sel.own, host, now ?? null, ttlSeconds, idleLimit]);
+    const names = lockNames(lock === "fine" ? sel.locks : { instances: [], heads: [], above: [] });
+    const { rows } = await client.query(`SELECT * FROM ${t.read}(${Array.from({ length: 14 }, (_, i) => `$${i + 1}`).join(", ")})`,
+      [namespace, lock, names.exclusive, names.shared, sel.all, sel.exact, sel.from, sel.to, sel.ids, sel.own, host, now ?? null, ttlSeconds, idleLimit]);
     return rows[0];
   }
 
   /**
    * Round trip 2: the changes and log lines (see nso_conductor_write); with `commit`, the
-   * COMMIT and the lock's release too. Returns the revision the lines were written under.
+   * COMMIT and the locks' release too. `fine`: the operation ran under finer locks (`max`, the
+   * limit on claims in all, is then checked after the write: OVER_LIMIT is raised past it).
+   * Returns the revision the lines were written under.
    */
-  async function write(client, { diff, revision, history, conflicts, commit }) {
+  async function write(client, { diff, revision, history, conflicts, commit, fine = false, max = null }) {
     const d = diff ?? { meta: null, gone: [], added: [], set: [], drop: [], add: [] };
     const cols = (list) => [list.map((r) => r.id), list.map((r) => r.doc), list.map((r) => r.host), list.map((r) => r.pid), list.map((r) => r.beat)];
-    const { rows } = await client.query(`CALL ${t.write}(${Array.from({ length: 23 }, (_, i) => `$${i + 1}`).join(", ")})`, [
+    const { rows } = await client.query(`CALL ${t.write}(${Array.from({ length: 25 }, (_, i) => `$${i + 1}`).join(", ")})`, [
       namespace, diff !== null, d.meta, d.gone, ...cols(d.added), ...cols(d.set),
       d.drop.map((c) => c[0]), d.drop.map((c) => c[1]), d.add.map((c) => c[0]), d.add.map((c) => c[1]), d.add.map((c) => c[2]),
-      history, conflicts, commit, revision,
+      history, conflicts, commit, fine, max, revision,
     ]);
     return Number(rows[0].p_revision);
   }
@@ -195,18 +211,41 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     }
   }
 
-  /** The two round trips: the locked read, the core's decision, the write that commits and unlocks. */
-  async function decide(client, { localOp, sharedOp, now, random, host, ttlSeconds, errorLog, core, insideLock, stage }) {
-    const sel = selection(core, sharedOp, random);
+  /**
+   * The two round trips: the locked read, the core's decision, the write that commits and
+   * unlocks. First with the locks of what the operation may change (beside other operations);
+   * when its decision reaches past them, again with the namespace to itself.
+   */
+  async function decide(client, args) {
+    const sel = selection(args.core, args.sharedOp, args.random);
+    if (sel.locks) {
+      const answer = await attempt(client, sel, "fine", args);
+      if (answer) return answer;
+    }
+    return attempt(client, sel, "namespace", args);
+  }
+
+  /**
+   * One try of an operation under `lock` ("fine": the locks `sel.locks` names, the namespace
+   * shared; "namespace": the namespace alone). A fine try whose decision is not confined to its
+   * locks writes nothing, unlocks and returns null.
+   */
+  async function attempt(client, sel, lock, { localOp, sharedOp, now, random, host, ttlSeconds, errorLog, core, insideLock, stage }) {
+    const fine = lock === "fine";
     const how = { host, now, ttlSeconds };
-    let row = await read(client, sel, { ...how, lock: true });
+    const unlock = () => client.query(`CALL ${t.unlock}($1)`, [namespace]);
+    let row = await read(client, sel, { ...how, lock });
     // Near the limit on claims in all, the whole state decides (the core counts them).
-    if (sel.maxClaims && Number(row.claim_count) + sel.patterns > sel.maxClaims) row = await read(client, { ...sel, all: true }, { ...how, lock: false });
+    if (sel.maxClaims && Number(row.claim_count) + sel.patterns > sel.maxClaims) {
+      if (fine) return unlock().then(() => null);
+      row = await read(client, { ...sel, all: true }, { ...how, lock: "none" });
+    }
     let rows = partialState(row);
     const request = { now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op: sharedOp, sprint: row.sprint ?? null };
     let response = rows.bad.length
       ? { error: { code: "state_corrupt", message: "a stored instance or the namespace's state is not JSON" } }
       : apply(core, buildRequest({ ...request, state: rows.text }));
+    if (fine && response.error?.code === "state_corrupt") return unlock().then(() => null);
     if (response.error?.code === "bad_request" && localOp !== sharedOp) {
       // The core quotes (and clips) the pattern it refused: asked again with the user's own
       // text, on no state, it names the user's path (a pattern error depends on nothing else).
@@ -224,6 +263,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     const changed = !response.error && typeof response.state === "string";
     // After a recovery the unreadable rows go whatever the operation did.
     let diff = changed ? changes(core, rows, response.state) : null;
+    if (fine && !confined(diff, sel.locks, rows.meta)) return unlock().then(() => null);
     if (recovered) {
       diff ??= { meta: rows.meta ?? "{}", gone: [], added: [], set: [], drop: [], add: [] };
       diff.gone.push(...gone);
@@ -233,18 +273,27 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     const result = paths.toLocal(recovered ? { ...response.result, recovered } : response.result ?? null);
     const answer = { result, error: response.error ?? null, recovered, changed: diff !== null, version: Number(row.revision) };
     const writing = diff !== null || history.length > 0 || conflicts.length > 0;
-    if (insideLock) {
-      await client.query("BEGIN");
-      if (writing) answer.version = await write(client, { diff, revision: answer.version, history, conflicts, commit: false });
-      await insideLock(answer, client);
-      stage.committing = true; // from here the operation may have been applied: never retried
-      await client.query("COMMIT");
-      await client.query(`CALL ${t.unlock}($1)`, [namespace]);
-    } else if (writing) {
-      stage.committing = true;
-      answer.version = await write(client, { diff, revision: answer.version, history, conflicts, commit: true });
-    } else {
-      await client.query(`CALL ${t.unlock}($1)`, [namespace]);
+    const written = { diff, revision: answer.version, history, conflicts, fine, max: sel.maxClaims ?? null };
+    try {
+      if (insideLock) {
+        await client.query("BEGIN");
+        if (writing) answer.version = await write(client, { ...written, commit: false });
+        await insideLock(answer, client);
+        stage.committing = true; // from here the operation may have been applied: never retried
+        await client.query("COMMIT");
+        await unlock();
+      } else if (writing) {
+        stage.committing = true;
+        answer.version = await write(client, { ...written, commit: true });
+      } else {
+        await unlock();
+      }
+    } catch (error) {
+      if (error.code !== OVER_LIMIT) throw error;
+      // Claims made beside this one took the namespace to its limit: nothing was written.
+      stage.committing = false;
+      if (insideLock) await client.query("ROLLBACK");
+      return unlock().then(() => null);
     }
     return answer;
   }
@@ -252,7 +301,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
   /** `status` without the lock: one statement reads a consistent snapshot. Null: use the locked path. */
   async function readOnly({ op, now, random, host, ttlSeconds, core }) {
     return withClient(async (client) => {
-      const row = await read(client, selection(core, op, random), { lock: false, host, now, ttlSeconds });
+      const row = await read(client, selection(core, op, random), { lock: "none", host, now, ttlSeconds });
       const rows = partialState(row);
       if (rows.bad.length) return null;
       const response = apply(core, buildRequest({ state: rows.text, sprint: row.sprint, now: now ?? isoSeconds(row.now), random, host, ttlSeconds, op }));

@@ -152,3 +152,29 @@ test("an upgrade that fails leaves the version 1 store as it was (one transactio
   assert.equal((await again.run({ op: { operation: "status" }, ...opts })).result.summary.total_files_claimed, 242);
   await again.close();
 });
+
+test("a version 2 store (the release before this one) is upgraded in place: its claims hold under the new locks", async () => {
+  await server.query(fs.readFileSync(new URL("./conductor/pg-schema-v2.sql", import.meta.url), "utf8"));
+  const store = createPgStore(server.store({ schema: "v2up", namespace: "team" }), { env });
+  const at = { ...opts, now: "2026-11-23T10:00:30Z", host: "other-host" };
+  const run = async (op) => (await store.run({ op, ...at })).result;
+  const status = await run({ operation: "status" });
+  assert.deepEqual(status.instances.map((i) => [i.id, i.claims.length]), [["web-aaaaaa", 20], ["web-bbbbbb", 20], ["web-cccccc", 19]]);
+  const version = await server.query("SELECT max(version)::int AS v FROM v2up.nso_conductor_schema_version");
+  assert.equal(version[0].v, SCHEMA_VERSION);
+  const args = await server.query("SELECT pg_get_function_identity_arguments('v2up.nso_conductor_read'::regproc) AS a");
+  assert.match(args[0].a, /p_lock text, p_exclusive text\[\], p_shared text\[\]/, "the functions are the new ones");
+
+  const held = await run({ operation: "claim", instance_id: "web-bbbbbb", files: ["/w/p0/m5/deep/x.ts"] });
+  assert.equal(held.status, "conflict", "a claim of version 2 still blocks");
+  assert.deepEqual(held.conflicts.map((c) => c.pattern), ["/w/p0/m5/**"]);
+  assert.equal((await run({ operation: "claim", instance_id: "web-bbbbbb", files: ["/w/p2/src/f1.ts"] })).status, "ok", "a claim released under version 2 stays free");
+  assert.equal((await run({ operation: "done", instance_id: "web-aaaaaa", outcome: "success", files_modified: [] })).status, "ok");
+  assert.equal((await run({ operation: "claim", instance_id: "web-cccccc", files: ["/w/p0/m5/**"] })).status, "ok", "done freed its claims");
+  const after = await run({ operation: "status" });
+  assert.deepEqual(after.instances.map((i) => [i.id, i.claims.length]), [["web-bbbbbb", 21], ["web-cccccc", 20]]);
+  assert.equal((await server.query("SELECT claim_count::int AS n FROM v2up.nso_conductor_state WHERE namespace = 'team'"))[0].n, 41, "the count of claims goes on");
+  const lines = await store.readLog("conflicts");
+  assert.equal(lines.length, 2, "the conflict line of version 2 and the new one");
+  await store.close();
+});

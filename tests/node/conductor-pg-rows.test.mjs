@@ -94,10 +94,10 @@ test("a claim reads the claims it could meet, not every claim held", async () =>
   const files = Array.from({ length: 400 }, (_, i) => `/w/area${i % 100}/f${i}.ts`);
   assert.equal((await op({ operation: "claim", instance_id: a, files })).status, "ok");
   // What the read of a claim on /w/area7/x.ts returns: the claims under /w/area7 only.
-  const rows = await server.query(`SELECT coalesce(json_array_length(claims), 0) AS n FROM nso_conductor_read($1, false, false, $2, $3, $4, $5, '{}', 'h', NULL, 600, '0')`,
+  const rows = await server.query(`SELECT coalesce(json_array_length(claims), 0) AS n FROM nso_conductor_read($1, 'none', '{}', '{}', false, $2, $3, $4, $5, '{}', 'h', NULL, 600, '0')`,
     [settings.namespace, ["", "/w", "/w/area7", "/w/area7/x.ts"], ["/w/area7/x.ts/"], ["/w/area7/x.ts0"], [b]]);
   assert.equal(rows[0].n, 0, "no claim has a head above or under /w/area7/x.ts");
-  const under = await server.query(`SELECT coalesce(json_array_length(claims), 0) AS n FROM nso_conductor_read($1, false, false, $2, $3, $4, $5, '{}', 'h', NULL, 600, '0')`,
+  const under = await server.query(`SELECT coalesce(json_array_length(claims), 0) AS n FROM nso_conductor_read($1, 'none', '{}', '{}', false, $2, $3, $4, $5, '{}', 'h', NULL, 600, '0')`,
     [settings.namespace, ["", "/w"], ["/w/area7/"], ["/w/area70"], [b]]);
   assert.equal(under[0].n, 4, "the 4 claims under /w/area7, none of /w/area70 to /w/area79");
   const conflict = await op({ operation: "claim", instance_id: b, files: ["/w/area7/**"] });

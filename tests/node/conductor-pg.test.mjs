@@ -149,7 +149,7 @@ test("a client that takes the namespace's lock and then goes silent (a vanished 
   const silent = new pg.Client({ host: server.host, port: server.port, user: "nso", database: "postgres", password: server.password });
   await silent.connect();
   const ended = new Promise((resolve) => silent.on("error", resolve));
-  await silent.query("SELECT * FROM nso_conductor_read($1, true, false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')", [namespace]);
+  await silent.query("SELECT * FROM nso_conductor_read($1, 'namespace', '{}', '{}', false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')", [namespace]);
   await assert.rejects(store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } }), (error) => error.kind === "timeout",
     "while the lock is held, an operation waits its timeoutMs and fails");
   const t0 = Date.now();
