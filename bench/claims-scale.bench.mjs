@@ -74,7 +74,8 @@ async function worker(spec, name, rounds) {
   const times = [];
   let failures = 0;
   // The claim window on a clock all processes share: throughput is counted from the first
-  // claim of any client to the last, so process start-up (loading the core) is not in it.
+  // claim of any client to the last. Every client starts claiming at the parent's word, once
+  // all are registered, so process start-up (loading the core, connecting) is not in it.
   const clock = () => performance.timeOrigin + performance.now();
   let first = null;
   let last = null;
@@ -88,6 +89,9 @@ async function worker(spec, name, rounds) {
     }
   }
   if (!id) rounds = 0;
+  process.stdout.write("ready\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  process.stdin.destroy();
   for (let r = 0; r < rounds; r++) {
     const file = `/bench/clients/${name}/r${r % 5}.ts`;
     const t0 = performance.now();
@@ -107,14 +111,29 @@ async function worker(spec, name, rounds) {
   process.stdout.write(`${JSON.stringify({ times, failures, first, last })}\n`);
 }
 
+/** Starts a client process; `ready` resolves once it is registered, `go()` lets it claim, `done` is its result. */
 function spawnWorker(spec, name, rounds) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, "--worker", JSON.stringify(spec), name, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.on("data", (d) => (out += d));
+  const child = spawn(process.execPath, [SCRIPT, "--worker", JSON.stringify(spec), name, String(rounds)], { stdio: ["pipe", "pipe", "inherit"] });
+  let out = "";
+  let registered;
+  const ready = new Promise((resolve) => (registered = resolve));
+  child.stdout.on("data", (d) => {
+    out += d;
+    if (out.includes("ready\n")) registered();
+  });
+  const done = new Promise((resolve, reject) => {
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`worker ${name} exited ${code}`))));
   });
+  return { ready, done, go: () => child.stdin.end("go\n") };
+}
+
+/** Clients started together: each is registered before any claims. */
+async function runClients(spec, names, rounds) {
+  const workers = names.map((name) => spawnWorker(spec, name, rounds));
+  await Promise.all(workers.map((w) => w.ready));
+  for (const w of workers) w.go();
+  return Promise.all(workers.map((w) => w.done));
 }
 
 /** One store at one size: seeded, then one client alone, then `clients` at once. */
@@ -123,8 +142,8 @@ async function measure(spec, size, { clients, rounds }) {
     await seed(storeOf(spec), size);
     await closeStores();
   }
-  const alone = await spawnWorker(spec, "solo", rounds);
-  const results = await Promise.all(Array.from({ length: clients }, (_, i) => spawnWorker(spec, `c${i}`, rounds)));
+  const [alone] = await runClients(spec, ["solo"], rounds);
+  const results = await runClients(spec, Array.from({ length: clients }, (_, i) => `c${i}`), rounds);
   const seconds = (Math.max(...results.map((r) => r.last ?? 0)) - Math.min(...results.map((r) => r.first ?? Infinity))) / 1000;
   const times = Float64Array.from(results.flatMap((r) => r.times)).sort();
   const soloTimes = Float64Array.from(alone.times).sort();
