@@ -75,7 +75,11 @@ export const readState = (root) => readText(path.join(root, STATE_FILE)) ?? null
 export function createKord({ root, wf, logs }) {
   const abs = (rel) => path.join(root, rel);
 
-  /** Runs `fn(stateText)` under the state lock; `fn` returns the new state text or undefined. */
+  /**
+   * Runs `fn(stateText)` under the state lock; `fn` returns a verdict or undefined. The
+   * verdict's new state and its other writes (a failure report, a story blocked) are made
+   * before the lock is released: they were computed from files read under it.
+   */
   async function withState(fn) {
     const home = path.dirname(abs(STATE_FILE));
     makeStateDir(home, { root });
@@ -85,6 +89,10 @@ export function createKord({ root, wf, logs }) {
       if (next?.state) {
         lock.assertHeld();
         replaceFile(abs(STATE_FILE), next.state);
+      }
+      for (const [rel, body] of next?.writes ?? []) {
+        lock.assertHeld();
+        replaceFile(abs(rel), body);
       }
       return next;
     } finally {
@@ -117,7 +125,6 @@ export function createKord({ root, wf, logs }) {
     const text = String(output?.output ?? "");
     const v = await withState((state) => wf((w) => delegationVerdict(root, w, state, delegation, text)));
     if (!v) return;
-    for (const [rel, body] of v.writes ?? []) replaceFile(abs(rel), body);
     if (v.message) output.output = `${output.output ?? ""}\n\n[NSO, plan] ${v.message}`;
   }
 

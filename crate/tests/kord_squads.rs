@@ -145,6 +145,39 @@ fn plans_parse_waves_items_and_fields() {
 }
 
 #[test]
+fn a_story_path_out_of_the_project_is_refused_when_written_and_never_used() {
+    let file = "docs/kord/plans/spring/plan.md";
+    let story = "story: docs/kord/plans/spring/stories/s1.md";
+    for bad in [
+        "../outside/s1.md",
+        "/etc/passwd",
+        "docs/kord/../../../x.md",
+        "./docs/s1.md",
+        "C:\\x\\s1.md",
+        "docs\\..\\..\\x.md",
+    ] {
+        let text = PLAN.replace(story, &format!("story: {bad}"));
+        let e = check_plan_write(file, &text, &squads()).unwrap_err();
+        assert!(
+            e.contains(&format!(
+                "S1 names story `{bad}`, which is not a path inside the project"
+            )),
+            "{e}"
+        );
+        let (p, _) = parse_plan("spring", &text);
+        assert_eq!(p.items[2].story, None, "{bad}: not used");
+    }
+    // On an indented field line too; a doubled slash is only a spelling.
+    let indented = PLAN.replace(
+        ", story: docs/kord/plans/spring/stories/s1.md",
+        "\n  - story: ../s1.md",
+    );
+    assert!(check_plan_write(file, &indented, &squads()).is_err());
+    let (p, _) = parse_plan("spring", &PLAN.replace(story, "story: docs//kord/s1.md"));
+    assert_eq!(p.items[2].story.as_deref(), Some("docs/kord/s1.md"));
+}
+
+#[test]
 fn a_plan_whose_quality_gate_is_its_executor_is_refused_when_written() {
     let file = "docs/kord/plans/spring/plan.md";
     assert_eq!(check_plan_write(file, PLAN, &squads()), Ok(()));

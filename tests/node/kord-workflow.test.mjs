@@ -3,6 +3,8 @@
 // wave checkpoints and the state a new session resumes from.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { spawnSync } from "node:child_process";
 import plugin from "../../plugin/nso-plugin.js";
 import { makeProject, readIf, sessionCreated, chatParams, before } from "./helpers.mjs";
@@ -137,4 +139,20 @@ test("plugin: a new session is told the plan, wave and item in flight and may re
   const other = await before(again, "s9", "task", { description: "w", prompt: "T1", subagent_type: "data-engineer" });
   assert.match(other, /S1 .*resume it first/);
   assert.equal(await before(again, "s9", "task", args), null);
+});
+
+test("plugin: a story path that leads out of the project is never read or written by NSO", async () => {
+  const inside = "---\ntitle: Login\nstatus: IN_PROGRESS\nexecutor: dev-junior\nquality_gate: qa\n---\n# Login\n";
+  const { dir, hooks } = await start({ "docs/kord/plans/login/stories/s1.md": inside });
+  const outsideDir = fs.mkdtempSync(path.join(path.dirname(dir), "nso-outside-"));
+  const outside = path.join(outsideDir, "s1.md");
+  fs.writeFileSync(outside, inside);
+  const rel = path.relative(dir, outside);
+  for (const story of [rel, outside, "docs/kord/../../" + rel]) {
+    const plan = DEV_PLAN.replace("story: docs/kord/plans/login/stories/s1.md", `story: ${story}`);
+    fs.writeFileSync(path.join(dir, "docs/kord/plans/login/plan.md"), plan);
+    fs.rmSync(path.join(dir, ".opencode/nso"), { recursive: true, force: true, maxRetries: 3 }); // a fresh plan run
+    for (const n of [1, 2, 3]) await delegate(hooks, "dev-junior", "S1 of docs/kord/plans/login/plan.md", `FAILURE: tests fail (${n})`);
+    assert.equal(fs.readFileSync(outside, "utf8"), inside, `the file out of the project is untouched (story: ${story})`);
+  }
 });

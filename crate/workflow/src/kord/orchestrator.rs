@@ -8,7 +8,7 @@
 //! What a returned delegation changes is in [`super::outcome`].
 
 use super::gates::Squads;
-use super::plan::{plan_file, Item, Plan, PLANS_DIR};
+use super::plan::{plan_file, project_path, Item, Plan, PLANS_DIR};
 use super::squad::{CheckpointMode, Squad};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -116,9 +116,10 @@ pub struct Target {
 /// one) and the in-flight item's story.
 pub fn files_to_read(state: &State, prompt: &str) -> Target {
     let plan = plan_in_prompt(prompt).or_else(|| state.active.clone());
+    // A state written before story paths were checked may hold one out of the project.
     let story = plan.as_ref().and_then(|p| {
         let run = state.plans.get(p)?;
-        run.in_flight.as_ref()?.story.clone()
+        project_path(run.in_flight.as_ref()?.story.as_deref()?)
     });
     Target { plan, story }
 }

@@ -179,7 +179,9 @@ pub fn parse_plan(name: &str, text: &str) -> (Plan, Vec<PlanProblem>) {
                 line: n,
             };
             for pair in inline.into_iter().flat_map(|f| f.split([',', ';'])) {
-                set_field(&mut item, pair);
+                if let Some(message) = set_field(&mut item, pair) {
+                    problems.push(PlanProblem { line: n, message });
+                }
             }
             plan.items.push(item);
             continue;
@@ -187,7 +189,9 @@ pub fn parse_plan(name: &str, text: &str) -> (Plan, Vec<PlanProblem>) {
         if line.starts_with([' ', '\t']) && !trimmed.is_empty() {
             if let Some(item) = plan.items.last_mut().filter(|it| it.wave == wave) {
                 let field = trimmed.trim_start_matches(['-', '*', ' ']);
-                set_field(item, field);
+                if let Some(message) = set_field(item, field) {
+                    problems.push(PlanProblem { line: n, message });
+                }
             }
         }
     }
@@ -264,10 +268,10 @@ fn item_head(rest: &str) -> Option<(String, &str)> {
     ok.then(|| (id.to_string(), tail.trim()))
 }
 
-fn set_field(item: &mut Item, pair: &str) {
-    let Some((key, value)) = pair.split_once(':') else {
-        return;
-    };
+/// Sets the field `key: value` of `pair` on `item`; a value that cannot be used is left out
+/// and named (the message says the fix).
+fn set_field(item: &mut Item, pair: &str) -> Option<String> {
+    let (key, value) = pair.split_once(':')?;
     let key = key
         .trim()
         .trim_matches('*')
@@ -280,12 +284,35 @@ fn set_field(item: &mut Item, pair: &str) {
         .trim_matches('`')
         .trim();
     if value.is_empty() {
-        return;
+        return None;
     }
     match key.as_str() {
         "executor" => item.executor = Some(agent_name(value)),
         "quality_gate" | "qa" | "reviewer" => item.quality_gate = Some(agent_name(value)),
-        "story" | "story_path" => item.story = Some(value.to_string()),
+        "story" | "story_path" => match project_path(value) {
+            Some(path) => item.story = Some(path),
+            None => {
+                return Some(format!(
+                    "work item {} names story `{value}`, which is not a path inside the project; \
+                     write the story file's path from the project root, without `..` (for example docs/kord/plans/<plan>/stories/s1.md)",
+                    item.id
+                ))
+            }
+        },
         _ => {}
     }
+    None
+}
+
+/// `text` as a file path inside the project (relative to its root, `/`-separated, no `.`
+/// or `..` segment), or None: NSO reads and writes a story's file, and never one outside the
+/// project, whatever a plan says.
+pub fn project_path(text: &str) -> Option<String> {
+    let segments: Vec<&str> = text.split('/').filter(|s| !s.is_empty()).collect();
+    let plain = !text.starts_with('/')
+        && !text.contains(['\\', '\0'])
+        && text.chars().nth(1) != Some(':')
+        && !segments.is_empty()
+        && segments.iter().all(|s| *s != "." && *s != "..");
+    plain.then(|| segments.join("/"))
 }
