@@ -273,3 +273,26 @@ fn a_corrupt_state_file_is_an_error_naming_the_fix() {
     assert!(e.contains("corrupt") && e.contains("move it aside"), "{e}");
     assert_eq!(State::parse(None).unwrap(), State::default());
 }
+
+#[test]
+fn a_prompt_naming_the_folder_above_the_plans_names_no_plan() {
+    use nso::kord::orchestrator::files_to_read;
+    let state = State::default();
+    assert_eq!(
+        files_to_read(&state, "work on docs/kord/plans/login/plan.md")
+            .plan
+            .as_deref(),
+        Some("login")
+    );
+    for prompt in [
+        "see docs/kord/plans/../plan.md",
+        "docs/kord/plans/./x",
+        "docs/kord/plans/.../y",
+    ] {
+        let plan = files_to_read(&state, prompt).plan;
+        assert!(
+            plan.as_deref() != Some("..") && plan.as_deref() != Some("."),
+            "{prompt}: {plan:?}"
+        );
+    }
+}

@@ -131,7 +131,9 @@ fn plan_in_prompt(prompt: &str) -> Option<String> {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         .collect();
-    (!name.is_empty() && rest[name.len()..].starts_with('/')).then_some(name)
+    // `.` and `..` are not plan names: they would lead to the folder above.
+    let folder = !name.is_empty() && name != "." && name != "..";
+    (folder && rest[name.len()..].starts_with('/')).then_some(name)
 }
 
 /// One delegation the orchestrator is about to make.
