@@ -8,7 +8,7 @@
 // to last), not the clients' start-up; the load average is printed beside each row.
 //
 // With `--apart`, each client has a store of its own (a namespace, or a home) and nothing is
-// seeded: no lock or row is shared, so the row shows what this machine can do at most with 16
+// filled: no lock or row is shared, so the row shows what this machine can do at most with 16
 // processes, whatever the store's design.
 //
 // `node bench/claims-scale.bench.mjs [--sizes=100,1000,10000] [--clients=16] [--rounds=25]
@@ -171,7 +171,7 @@ async function main() {
   }
   console.log(`claims at scale: node ${process.versions.node}, ${os.cpus().length} cores, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}; ` +
     `${clients} client processes x ${rounds} claims (+ releases) each; ` +
-    (apart ? "apart: a store each, nothing seeded (the column \"claims\" is then only the row's name)" : `holders: one instance per ${PER_INSTANCE} claims, 1 in ${GLOB_EVERY} a glob`));
+    (apart ? "apart: a store each, none filled (the column \"claims\" is then only the row's name)" : `holders: one instance per ${PER_INSTANCE} claims, 1 in ${GLOB_EVERY} a glob`));
   console.log("store      claims   claims/s    p50 ms    p99 ms  failures  one client p50 ms  load (1 min)");
   try {
     for (const make of specs) {

@@ -117,6 +117,9 @@ export function storeError(error, target) {
     kind = "auth";
     fix = "give the password in PGPASSWORD, in the variable named by conductor.store.passwordEnv, or in a pgpass file " +
       "(~/.pgpass or $PGPASSFILE, mode 600), and check the user; the config file never holds it.";
+  } else if (["42883", "42P01"].includes(error?.code) && /nso_conductor_/.test(text)) {
+    // NSO's functions or tables as another NSO wrote them: another machine upgraded the store.
+    fix = "another machine's NSO has upgraded the store's tables: update NSO on this machine (every machine sharing the store runs the same version).";
   } else if (["3D000", "42501", "3F000"].includes(error?.code)) {
     fix = "create the database and give the user the right to create tables in the schema (NSO creates its tables itself).";
   }

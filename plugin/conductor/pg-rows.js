@@ -107,15 +107,18 @@ export function lockNames(locks) {
 const canonical = (value) => JSON.stringify(value, (_, v) => (v && typeof v === "object" && !Array.isArray(v)
   ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 
-/** The namespace's `meta` text without its `updated_at`, comparable (null when not JSON). */
+/** The namespace's `meta` text without its `updated_at`, comparable (null when not a JSON object). */
 function metaBody(text) {
+  let value;
   try {
-    const body = { ...JSON.parse(text ?? "{}") };
-    delete body.updated_at;
-    return canonical(body);
+    value = JSON.parse(text ?? "{}");
   } catch {
     return null;
   }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  const body = { ...value };
+  delete body.updated_at;
+  return canonical(body);
 }
 
 /**

@@ -92,41 +92,46 @@ test("while a claim is being decided, a claim elsewhere goes through; claims tha
   await Promise.all([b, c, d].map((s) => s.close()));
 });
 
-test("a claim under a folder glob being claimed waits for it: locks of the folders above are taken too", async () => {
+test("a claim under a folder glob being decided waits for it: the folders above a claim are locked too", async () => {
   const namespace = ns();
-  const [a, b] = [storeOf(namespace), storeOf(namespace)];
-  const [ia, ib] = [await started(a, "ha"), await started(b, "hb")];
-  const hold = holdInside(a, { operation: "claim", instance_id: ia, files: ["/w/src/**"] }, "ha");
-  await hold.held;
+  const b = storeOf(namespace);
+  const c = storeOf(namespace);
+  const [ia, ib, ic] = [await started(b, "ha"), await started(b, "hb"), await started(c, "hc")];
+  const a = await midClaim(namespace, ia, ["/w/src/**"]);
   const below = b.run({ op: { operation: "claim", instance_id: ib, files: ["/w/src/api/deep/x.ts"] }, host: "hb", ttlSeconds: TTL });
+  const beside = c.run({ op: { operation: "claim", instance_id: ic, files: ["/w/srcx/a.ts"] }, host: "hc", ttlSeconds: TTL });
+  assert.equal(await within(beside, 4_000), "done", "a folder that only begins alike is not above it");
   assert.equal(await within(below, 800), "waiting");
-  hold.open();
-  await hold.done;
-  assert.equal((await below).result.status, "conflict");
-  await Promise.all([a.close(), b.close()]);
+  await a.finish();
+  assert.equal((await below).result.status, "ok", "a wrote nothing: free once it is done");
+  await Promise.all([b.close(), c.close()]);
 });
 
 test("an operation that must remove a dead instance waits for every operation in flight, then removes it once", async () => {
   const namespace = ns();
-  const [a, b, dead] = [storeOf(namespace), storeOf(namespace), storeOf(namespace)];
-  // First, an instance of another machine whose last heartbeat is past the TTL, holding /w/q/**.
-  const old = new Date(Date.now() - 2 * TTL * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-  const gone = (await dead.run({ op: startOp, host: "hz", ttlSeconds: TTL, now: old })).result.instance_id;
-  assert.equal((await dead.run({ op: { operation: "claim", instance_id: gone, files: ["/w/q/**"] }, host: "hz", ttlSeconds: TTL, now: old })).result.status, "ok");
+  const [a, b, other] = [storeOf(namespace), storeOf(namespace), storeOf(namespace)];
+  const gone = await started(other, "hz");
+  assert.equal((await other.run({ op: { operation: "claim", instance_id: gone, files: ["/w/q/**"] }, host: "hz", ttlSeconds: TTL })).result.status, "ok");
   const [ia, ib] = [await started(a, "ha"), await started(b, "hb")];
+  // That machine goes silent: its last heartbeat is now past the TTL.
+  const old = new Date(Date.now() - 2 * TTL * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  await server.query(`UPDATE nso_conductor_instances SET last_heartbeat = $2::timestamptz,
+    doc = jsonb_set(doc::jsonb, '{last_heartbeat}', to_jsonb($4::text))::text WHERE namespace = $1 AND id = $3`, [namespace, old, gone, old]);
+  const alive = async () => (await server.query("SELECT id FROM nso_conductor_instances WHERE namespace = $1 AND id = $2", [namespace, gone])).length;
 
-  const hold = holdInside(a, { operation: "claim", instance_id: ia, files: ["/w/x/a.ts"] }, "ha");
-  await hold.held;
+  const held = await midClaim(namespace, ia, ["/w/x/a.ts"]);
   const reaping = b.run({ op: { operation: "claim", instance_id: ib, files: ["/w/q/file.ts"] }, host: "hb", ttlSeconds: TTL });
   assert.equal(await within(reaping, 800), "waiting", "removing an instance needs the namespace to itself");
-  hold.open();
-  await hold.done;
+  assert.equal(await alive(), 1, "nothing removed while another operation is in flight");
+  await held.finish();
   assert.equal((await reaping).result.status, "ok", "the dead instance's claim no longer blocks");
+  assert.equal(await alive(), 0);
   const status = (await b.run({ op: { operation: "status" }, host: "hb", ttlSeconds: TTL })).result;
   assert.deepEqual(status.instances.map((i) => i.id), [ia, ib]);
   const removed = (await b.readLog("history")).filter((line) => line.includes(gone));
   assert.equal(removed.length, 1, `one history line for the removed instance: ${removed.join("\n")}`);
-  await Promise.all([a.close(), b.close(), dead.close()]);
+  assert.match(removed[0], /"outcome":"orphaned"/);
+  await Promise.all([a.close(), b.close(), other.close()]);
 });
 
 test("the limit on claims in all holds for claims made side by side: the write past it is refused and nothing is written", async () => {
@@ -145,9 +150,13 @@ test("the limit on claims in all holds for claims made side by side: the write p
   assert.equal(await count(), before + 1);
 
   // Through the store: two claims side by side, each under the limit as it read it, together
-  // past it. The second write is refused and the claim is decided again on the whole
-  // namespace (where the core counts the claims themselves), not failed.
-  await server.query("UPDATE nso_conductor_state SET claim_count = 199999 WHERE namespace = $1", [namespace]);
+  // past it. The second write is refused and the claim decided again on the whole namespace,
+  // where the core counts the claims and refuses it as it would have one after the other.
+  const filler = await started(store, "hf");
+  await server.query(`INSERT INTO nso_conductor_claims (namespace, instance, pattern, head)
+    SELECT $1, $2, '/w/fill/f' || g || '.ts', '/w/fill/f' || g || '.ts' FROM generate_series(1, $3::int) g`, [namespace, filler, 199_998]);
+  await server.query("UPDATE nso_conductor_state SET claim_count = (SELECT count(*) FROM nso_conductor_claims WHERE namespace = $1) WHERE namespace = $1", [namespace]);
+  assert.equal(await count(), 199_999);
   const other = storeOf(namespace);
   const id2 = await started(other, "hb");
   const hold = holdInside(store, { operation: "claim", instance_id: id, files: ["/w/one.ts"] }, "ha");
@@ -155,9 +164,12 @@ test("the limit on claims in all holds for claims made side by side: the write p
   const second = other.run({ op: { operation: "claim", instance_id: id2, files: ["/w/two.ts"] }, host: "hb", ttlSeconds: TTL });
   assert.equal(await within(second, 800), "waiting", "the second write waits for the first's count");
   hold.open();
-  assert.equal((await hold.done).result.status, "ok");
+  assert.equal((await hold.done).result.status, "ok", "the first claim reaches the limit");
   const answer = await second;
-  assert.equal(answer.error, null);
-  assert.equal(answer.result.status, "ok");
+  assert.equal(answer.error?.code, "bad_request", JSON.stringify(answer.error));
+  assert.match(answer.error.message, /holds 200000 claims; more would pass the limit of 200000/);
+  assert.equal(await count(), 200_000);
+  const rows = await server.query("SELECT count(*)::int AS n FROM nso_conductor_claims WHERE namespace = $1", [namespace]);
+  assert.equal(rows[0].n, 200_000, "never past the limit");
   await Promise.all([store.close(), other.close()]);
 });

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createPgStore } from "../../plugin/conductor/pg-store.js";
 import { SCHEMA_VERSION } from "../../plugin/conductor/pg-schema.js";
+import { storeError } from "../../plugin/conductor/pg-connection.js";
 import { openStore } from "../../plugin/conductor/stores.js";
 import { stopTestServer, testServer } from "./conductor/stores.mjs";
 
@@ -177,4 +178,14 @@ test("a version 2 store (the release before this one) is upgraded in place: its 
   const lines = await store.readLog("conflicts");
   assert.equal(lines.length, 2, "the conflict line of version 2 and the new one");
   await store.close();
+});
+
+test("a machine still running the NSO before the upgrade is told to update, not to check the database", async () => {
+  // What that NSO sends: the read with the version 2 arguments, on the upgraded store.
+  const error = await server.query("SELECT * FROM v2up.nso_conductor_read('team', true, false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')")
+    .then(() => null, (e) => e);
+  assert.equal(error?.code, "42883", String(error));
+  const store = storeError(error, "nso@db:5432/postgres (namespace team)");
+  assert.equal(store.code, "conductor_store");
+  assert.match(store.fix, /another machine's NSO has upgraded the store's tables: update NSO on this machine/);
 });

@@ -6,6 +6,7 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { isoSeconds } from "../../plugin/conductor/store.js";
+import { confined } from "../../plugin/conductor/pg-rows.js";
 import { freshStore, stopTestServer, testServer } from "./conductor/stores.mjs";
 
 after(stopTestServer);
@@ -105,4 +106,26 @@ test("a claim reads the claims it could meet, not every claim held", async () =>
   assert.deepEqual(conflict.conflicts.map((c) => c.pattern), ["/w/area7/f7.ts", "/w/area7/f107.ts", "/w/area7/f207.ts", "/w/area7/f307.ts"]);
   const heads = await server.query("SELECT pattern, head FROM nso_conductor_claims WHERE namespace = $1 AND instance = $2 ORDER BY seq LIMIT 2", [settings.namespace, a]);
   assert.deepEqual(heads, [{ pattern: "/w/area0/f0.ts", head: "/w/area0/f0.ts" }, { pattern: "/w/area1/f1.ts", head: "/w/area1/f1.ts" }]);
+});
+
+test("a decision is confined to its locks only when it writes nothing else: other instances, other heads, the namespace's state", () => {
+  const locks = { instances: ["me"], heads: ["/w/a.ts"], above: ["", "/w"] };
+  const meta = JSON.stringify({ updated_at: "2026-11-28T08:00:00Z", drift_warnings: [] });
+  const later = JSON.stringify({ drift_warnings: [], updated_at: "2026-11-28T08:00:05Z" });
+  const row = (id) => ({ id, doc: "{}", host: null, pid: null, beat: null });
+  const diff = (fields) => ({ meta: later, gone: [], added: [], set: [], drop: [], add: [], ...fields });
+  const mine = diff({ set: [row("me")], add: [["me", "/w/a.ts", "/w/a.ts"]], drop: [["me", "/w/b/**"]] });
+  assert.equal(confined(mine, locks, meta), true, "its own instance, a claim at its head, its own claims dropped, only updated_at");
+  assert.equal(confined(null, locks, meta), true, "nothing written");
+  assert.equal(confined(diff({ gone: ["me"] }), locks, meta), true, "done: itself removed");
+  for (const [what, d, m] of [
+    ["a dead instance removed", diff({ gone: ["other"] }), meta],
+    ["another instance's heartbeat corrected", diff({ set: [row("other")] }), meta],
+    ["a claim forced from another instance", diff({ drop: [["other", "/w/a.ts"]] }), meta],
+    ["a claim at a head not locked", diff({ add: [["me", "/w/c.ts", "/w/c.ts"]] }), meta],
+    ["an instance that is not the one locked", diff({ added: [row("opc-other")] }), meta],
+    ["a drift warning", diff({ meta: JSON.stringify({ updated_at: "x", drift_warnings: [{ instance_id: "me" }] }) }), meta],
+    ["a namespace state that is not an object", diff({}), "[]"],
+    ["a namespace state that is not JSON", diff({}), "{"],
+  ]) assert.equal(confined(d, locks, m), false, what);
 });
