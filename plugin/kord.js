@@ -86,11 +86,7 @@ export function createKord({ root, wf, logs }) {
     const lock = await acquireLock(abs(`${STATE_FILE}.lock`));
     try {
       const next = fn(readState(root));
-      if (next?.state) {
-        lock.assertHeld();
-        replaceFile(abs(STATE_FILE), next.state);
-      }
-      for (const [rel, body] of next?.writes ?? []) {
+      for (const [rel, body] of [...(next?.state ? [[STATE_FILE, next.state]] : []), ...(next?.writes ?? [])]) {
         lock.assertHeld();
         replaceFile(abs(rel), body);
       }

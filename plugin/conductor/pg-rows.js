@@ -133,9 +133,10 @@ export function confined(diff, locks, readMeta) {
   const ids = new Set(locks.instances);
   const heads = new Set(locks.heads);
   const mine = (id) => ids.has(id);
-  return diff.gone.every(mine) && diff.added.every((r) => mine(r.id)) && diff.set.every((r) => mine(r.id))
-    && diff.drop.every(([id]) => mine(id)) && diff.add.every(([id, , head]) => mine(id) && heads.has(head))
-    && metaBody(readMeta) !== null && metaBody(readMeta) === metaBody(diff.meta);
+  const body = metaBody(readMeta);
+  return body !== null && body === metaBody(diff.meta)
+    && diff.gone.every(mine) && diff.added.every((r) => mine(r.id)) && diff.set.every((r) => mine(r.id))
+    && diff.drop.every(([id]) => mine(id)) && diff.add.every(([id, , head]) => mine(id) && heads.has(head));
 }
 
 /**

@@ -18,7 +18,8 @@
 //     operations never wait for each other in a cycle;
 //   - a decision that reaches past its locks (a dead instance removed, a claim forced from
 //     another, the limit on claims in all, a drift warning) is dropped unwritten and made
-//     again with the namespace's lock exclusive, as are status and cleanup.
+//     again with the namespace's lock exclusive, as is cleanup (status reads a snapshot
+//     without locks).
 // An optimistic read with a conditional write would retry under contention, and a claim's
 // cost would then grow with the clients racing for it. A client killed in the middle loses
 // its session: the server rolls back what it had not committed and frees its locks.
@@ -234,10 +235,15 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     const fine = lock === "fine";
     const how = { host, now, ttlSeconds };
     const unlock = () => client.query(`CALL ${t.unlock}($1)`, [namespace]);
+    /** This try ends unwritten: its locks go, and the caller decides again exclusive. */
+    const giveUp = async () => {
+      await unlock();
+      return null;
+    };
     let row = await read(client, sel, { ...how, lock });
     // Near the limit on claims in all, the whole state decides (the core counts them).
     if (sel.maxClaims && Number(row.claim_count) + sel.patterns > sel.maxClaims) {
-      if (fine) return unlock().then(() => null);
+      if (fine) return giveUp();
       row = await read(client, { ...sel, all: true }, { ...how, lock: "none" });
     }
     let rows = partialState(row);
@@ -245,7 +251,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     let response = rows.bad.length
       ? { error: { code: "state_corrupt", message: "a stored instance or the namespace's state is not JSON" } }
       : apply(core, buildRequest({ ...request, state: rows.text }));
-    if (fine && response.error?.code === "state_corrupt") return unlock().then(() => null);
+    if (fine && response.error?.code === "state_corrupt") return giveUp();
     if (response.error?.code === "bad_request" && localOp !== sharedOp) {
       // The core quotes (and clips) the pattern it refused: asked again with the user's own
       // text, on no state, it names the user's path (a pattern error depends on nothing else).
@@ -263,7 +269,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
     const changed = !response.error && typeof response.state === "string";
     // After a recovery the unreadable rows go whatever the operation did.
     let diff = changed ? changes(core, rows, response.state) : null;
-    if (fine && !confined(diff, sel.locks, rows.meta)) return unlock().then(() => null);
+    if (fine && !confined(diff, sel.locks, rows.meta)) return giveUp();
     if (recovered) {
       diff ??= { meta: rows.meta ?? "{}", gone: [], added: [], set: [], drop: [], add: [] };
       diff.gone.push(...gone);
@@ -293,7 +299,7 @@ export function createPgStore(settings, { root, env = process.env } = {}) {
       // Claims made beside this one took the namespace to its limit: nothing was written.
       stage.committing = false;
       if (insideLock) await client.query("ROLLBACK");
-      return unlock().then(() => null);
+      return giveUp();
     }
     return answer;
   }

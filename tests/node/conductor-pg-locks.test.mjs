@@ -5,7 +5,6 @@
 // side by side.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import pg from "pg";
 import { loadCore } from "../../plugin/core-loader.js";
 import { createPgStore } from "../../plugin/conductor/pg-store.js";
 import { lockNames, selection } from "../../plugin/conductor/pg-rows.js";
@@ -56,8 +55,7 @@ async function started(store, host) {
  * read), its second not yet. `finish()` releases the locks, writing nothing.
  */
 async function midClaim(namespace, instance, files) {
-  const client = new pg.Client({ host: server.host, port: server.port, user: server.user, database: server.database, password: server.password });
-  await client.connect();
+  const client = await server.connect();
   const sel = selection(loadCore(), { operation: "claim", instance_id: instance, files }, "aaaaaa");
   const names = lockNames(sel.locks);
   await client.query("SELECT * FROM nso_conductor_read($1, 'fine', $2, $3, false, $4, $5, $6, $7, '{}', 'h', NULL, 600, '30s')",

@@ -145,9 +145,7 @@ test("a client that takes the namespace's lock and then goes silent (a vanished 
   const store = createPgStore(server.store({ namespace, timeoutMs: 2000 }), { env });
   const id = (await store.run({ op: startOp() })).result.instance_id;
   // A client that did the first round trip of an operation (the lock, the read) and never the second.
-  const pg = (await import("pg")).default;
-  const silent = new pg.Client({ host: server.host, port: server.port, user: "nso", database: "postgres", password: server.password });
-  await silent.connect();
+  const silent = await server.connect();
   const ended = new Promise((resolve) => silent.on("error", resolve));
   await silent.query("SELECT * FROM nso_conductor_read($1, 'namespace', '{}', '{}', false, '{}', '{}', '{}', '{}', '{}', 'h', NULL, 600, '10s')", [namespace]);
   await assert.rejects(store.run({ op: { operation: "claim", instance_id: id, files: ["/w/a.ts"] } }), (error) => error.kind === "timeout",

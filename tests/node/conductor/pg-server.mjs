@@ -40,7 +40,7 @@ process.once("exit", () => {
 
 /**
  * Starts a server. Returns `{host, port, user, database, password, env, store(fields),
- * start(), stop(), stopNow(), destroy(), query(sql, params)}`; `env` carries PGPASSFILE (the password reaches the
+ * start(), stop(), stopNow(), destroy(), connect(), query(sql, params)}`; `env` carries PGPASSFILE (the password reaches the
  * client through a pgpass file, as a user would set it up) and `store(fields)` the
  * `conductor.store` settings for it.
  */
@@ -89,10 +89,15 @@ export async function startPostgres({ fsync = false } = {}) {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(clientDir, { recursive: true, force: true });
     },
-    /** One SQL statement as the test's superuser (a fresh connection); its rows. */
-    async query(sql, params = []) {
+    /** A connection of its own as the test's superuser (the caller ends it). */
+    async connect() {
       const client = new pg.Client({ host: "127.0.0.1", port, user: "nso", database: "postgres", password });
       await client.connect();
+      return client;
+    },
+    /** One SQL statement as the test's superuser (a fresh connection); its rows. */
+    async query(sql, params = []) {
+      const client = await server.connect();
       try {
         return (await client.query(sql, params)).rows;
       } finally {
