@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { hitMatches } from "../tests/fixtures/mind/expect.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.versions.node}`;
@@ -26,14 +27,6 @@ const SETS = [
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(1)} ms`;
-
-/** Whether a hit is what the question expects (as the tests judge it). */
-function matches(hit, expect) {
-  if (expect.session && hit.session !== expect.session) return false;
-  if (expect.kind && hit.kind !== expect.kind) return false;
-  if (expect.file && !hit.files.includes(expect.file)) return false;
-  return !expect.contains || `${hit.line}\n${hit.snippet}`.toLowerCase().includes(expect.contains.toLowerCase());
-}
 
 function project(set) {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "nso-bench-mind-")));
@@ -87,7 +80,7 @@ for (const set of SETS) {
       times.push(performance.now() - t);
     }
   }
-  const hits = set.questions.filter(({ q, expect }) => mind.ask(q).hits.slice(0, 5).some((h) => matches(h, expect))).length;
+  const hits = set.questions.filter(({ q, expect }) => mind.ask(q).hits.slice(0, 5).some((h) => hitMatches(h, expect))).length;
   times.sort((a, b) => a - b);
   console.log(`  insight per question       median ${ms(median(times))}, p90 ${ms(times[Math.floor(times.length * 0.9)])} (${times.length} asks: index from the artifacts + answer)`);
   console.log(`  top-5 hit rate             ${hits}/${set.questions.length} questions cite the expected artifact`);

@@ -9,17 +9,10 @@ import path from "node:path";
 import { createNso } from "../../plugin/nso.js";
 import { makeProject } from "./helpers.mjs";
 import { MIND_SETTINGS, writeRecordedLanes } from "../fixtures/mind/record.mjs";
+import { hitMatches } from "../fixtures/mind/expect.mjs";
 
 const QUESTIONS = JSON.parse(fs.readFileSync(new URL("../fixtures/mind/questions-recorded.json", import.meta.url), "utf8")).questions;
 const CONFIG = { conductor: { mode: "off" }, continuity: { mind: MIND_SETTINGS } };
-
-function matches(hit, expect) {
-  if (expect.session && hit.session !== expect.session) return false;
-  if (expect.kind && hit.kind !== expect.kind) return false;
-  if (expect.file && !hit.files.includes(expect.file)) return false;
-  if (expect.contains && !`${hit.line}\n${hit.snippet}`.toLowerCase().includes(expect.contains.toLowerCase())) return false;
-  return true;
-}
 
 test("recorded sessions: every lane read whole, and the questions cite the expected artifact in the top 5", async () => {
   const dir = makeProject({ ".opencode/nso.json": JSON.stringify(CONFIG) });
@@ -34,7 +27,7 @@ test("recorded sessions: every lane read whole, and the questions cite the expec
   const misses = [];
   for (const { q, expect } of QUESTIONS) {
     const answer = mind.ask(q);
-    if (!answer.hits.slice(0, 5).some((h) => matches(h, expect))) misses.push(`${q}\n  got: ${answer.hits.slice(0, 5).map((h) => h.cite).join(", ")}`);
+    if (!answer.hits.slice(0, 5).some((h) => hitMatches(h, expect))) misses.push(`${q}\n  got: ${answer.hits.slice(0, 5).map((h) => h.cite).join(", ")}`);
   }
   console.log(`insight on recorded sessions: ${QUESTIONS.length - misses.length}/${QUESTIONS.length} questions cite the expected artifact in the top 5`);
   assert.deepEqual(misses, []);

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { createNso } from "../../plugin/nso.js";
 import { makeProject } from "./helpers.mjs";
 import { writeLanes } from "../fixtures/mind/make-lanes.mjs";
+import { hitMatches } from "../fixtures/mind/expect.mjs";
 
 const CLI = new URL("../../bin/nso.js", import.meta.url).pathname;
 const QUESTIONS = JSON.parse(fs.readFileSync(new URL("../fixtures/mind/questions.json", import.meta.url), "utf8")).questions;
@@ -36,14 +37,6 @@ const cli = (dir, ...args) => spawnSync(process.execPath, [CLI, ...args, "--dir"
 const mindOf = (dir) => createNso({ directory: dir, worktree: dir }).continuity.mind();
 const read = (dir, name) => fs.readFileSync(path.join(dir, MIND, name), "utf8");
 
-function matches(hit, expect) {
-  if (expect.session && hit.session !== expect.session) return false;
-  if (expect.kind && hit.kind !== expect.kind) return false;
-  if (expect.file && !hit.files.includes(expect.file)) return false;
-  if (expect.contains && !`${hit.line}\n${hit.snippet}`.toLowerCase().includes(expect.contains.toLowerCase())) return false;
-  return true;
-}
-
 test("ingestion reads every lane, and names and counts the damaged records it skips", () => {
   const dir = shop();
   const r = cli(dir, "mind", "ingest", "--json");
@@ -69,7 +62,7 @@ test("hand-written questions are answered with the expected artifact among the f
     const misses = [];
     for (const { q, expect } of QUESTIONS) {
       const answer = mind.ask(q);
-      if (!answer.hits.slice(0, 5).some((h) => matches(h, expect))) misses.push(`${q}\n  got: ${answer.hits.slice(0, 5).map((h) => h.cite).join(", ")}`);
+      if (!answer.hits.slice(0, 5).some((h) => hitMatches(h, expect))) misses.push(`${q}\n  got: ${answer.hits.slice(0, 5).map((h) => h.cite).join(", ")}`);
       assert.ok(answer.text.split("\n").length <= 12, "a brief answer is a few lines");
     }
     console.log(`insight: ${QUESTIONS.length - misses.length}/${QUESTIONS.length} questions cite the expected artifact in the top 5`);
