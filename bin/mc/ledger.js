@@ -21,16 +21,23 @@ export function configText(root) {
   }
 }
 
+/**
+ * The path `continuity.<key>` of the config text `text` names, else `fallback` (also when the
+ * config is broken: `nso check` names the problem).
+ */
+export function continuityPath(text, key, fallback) {
+  try {
+    const configured = JSON.parse(text ?? "{}")?.continuity?.[key];
+    return typeof configured === "string" && configured ? configured : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 /** The ledger file of the project at `root`, from its config (`continuity.ledger`). */
 export function ledgerFile(root, text = configText(root)) {
-  let rel = DEFAULT_LEDGER;
-  try {
-    const configured = JSON.parse(text ?? "{}")?.continuity?.ledger;
-    if (typeof configured === "string" && configured) rel = configured;
-  } catch {
-    // a broken config: the default place (nso check names the problem)
-  }
-  return path.join(root, rel); // as the plugin places it (plugin/continuity/index.js)
+  // As the plugin places it (plugin/continuity/index.js).
+  return path.join(root, continuityPath(text, "ledger", DEFAULT_LEDGER));
 }
 
 /**

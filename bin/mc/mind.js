@@ -5,7 +5,7 @@
 import path from "node:path";
 import { loadWorkflowCore } from "../../plugin/core-loader.js";
 import { FILES } from "../../plugin/mind/store.js";
-import { configText } from "./ledger.js";
+import { configText, continuityPath } from "./ledger.js";
 import { readTail } from "./feeds.js";
 
 const DEFAULT_DIR = ".opencode/nso";
@@ -16,14 +16,8 @@ export const PER_SEGMENT = 5;
 
 /** Mind's folder of the project at `root`, from its config (`continuity.dir`). */
 export function mindFolder(root, text = configText(root)) {
-  let rel = DEFAULT_DIR;
-  try {
-    const configured = JSON.parse(text ?? "{}")?.continuity?.dir;
-    if (typeof configured === "string" && configured) rel = configured;
-  } catch {
-    // a broken config: the default place (nso check names the problem)
-  }
-  return path.join(path.resolve(root, rel), "mind"); // as the plugin places it (plugin/mind/index.js)
+  // As the plugin places it (plugin/mind/index.js).
+  return path.join(path.resolve(root, continuityPath(text, "dir", DEFAULT_DIR)), "mind");
 }
 
 /**
